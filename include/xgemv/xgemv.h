@@ -1,0 +1,171 @@
+/*
+ * xgemv — BLAS GEMV on NVIDIA GPUs.
+ *
+ *   y := alpha * op(A) * x + beta * y
+ *
+ * A is column-major m x n with leading dimension lda; op(A) is A ('N'), A^T ('T') or A^H ('C',
+ * equal to A^T for the real types here). A, x and y are device (or managed) pointers. Semantics
+ * follow Reference BLAS sgemv.f exactly:
+ *
+ *  - Arguments are checked in Reference BLAS order and the first failure is returned as a status
+ *    whose value is the BLAS argument position (trans 1, m 2, n 3, lda 6, incx 8, incy 11);
+ *    lda must be >= max(1, m) whatever trans is. On any error nothing is read or written.
+ *  - Quick return (nothing read, y untouched) when m == 0, n == 0, or alpha == 0 and beta == 1.
+ *  - beta == 0: y is written without being read (NaN/Inf in y do not leak through).
+ *    alpha == 0: y := beta * y; A and x are not read.
+ *  - Negative increments: pass the first element in memory; logical element 0 sits at the far
+ *    end, as in BLAS. x has length n for 'N' and m for 'T'/'C'; y the other one.
+ *  - NaN/Inf in A or x propagate (no shortcut on x[j] == 0).
+ *  - fp16/bf16 keep A, x, y in 16-bit storage; alpha, beta and the accumulation are fp32.
+ *    fp32 accumulates in fp32, fp64 in fp64.
+ *
+ * Calls go through a handle (xgemv_create), which carries the device, the stream, the pointer
+ * mode of alpha/beta and a small workspace allocated once at creation (for the deterministic
+ * combine of split reductions). A handle serves one stream at a time, like a cuBLAS handle:
+ * create one per concurrent stream or thread.
+ *
+ * Scalars alpha and beta are host pointers (XGEMV_POINTER_MODE_HOST, the default, read during the
+ * call) or device pointers (XGEMV_POINTER_MODE_DEVICE, read by the kernel, as needed for CUDA
+ * graph capture); with device scalars the quick-return, alpha == 0 and beta == 0 rules hold
+ * inside the kernel with the same results.
+ *
+ * Calls are stream-ordered on the handle's stream: no device synchronisation, no allocation, no
+ * host-device copy; every call can be captured into a CUDA graph. Results are bitwise
+ * reproducible: the same call on the same device gives the same bits.
+ *
+ * Setting the environment variable XGEMV_CHECK_POINTERS=1 makes every call verify that A, x, y
+ * (and device scalars) are device-accessible and return XGEMV_STATUS_INVALID_POINTER instead of
+ * faulting; it costs a driver query per pointer and is off by default.
+ *
+ * Usable from C99 and C++.
+ */
+#ifndef XGEMV_XGEMV_H
+#define XGEMV_XGEMV_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+typedef __half xgemv_half;
+typedef __nv_bfloat16 xgemv_bfloat16;
+#else
+/* In C the CUDA 16-bit types are opaque: the same structs as __half / __nv_bfloat16 in C++. */
+typedef struct __half xgemv_half;
+typedef struct __nv_bfloat16 xgemv_bfloat16;
+#endif
+
+#if defined(_WIN32)
+#define XGEMV_API
+#else
+#define XGEMV_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XGEMV_VERSION_MAJOR 0
+#define XGEMV_VERSION_MINOR 1
+#define XGEMV_VERSION_PATCH 0
+
+/* Status of a call. The argument errors carry the Reference BLAS argument position as their
+ * value, so `xerbla`-style reporting is `(int)status`. */
+typedef enum xgemv_status {
+  XGEMV_STATUS_SUCCESS = 0,
+  XGEMV_STATUS_INVALID_TRANS = 1, /* trans is not one of N, T, C (either case) */
+  XGEMV_STATUS_INVALID_M = 2,     /* m < 0 */
+  XGEMV_STATUS_INVALID_N = 3,     /* n < 0 */
+  XGEMV_STATUS_INVALID_LDA = 6,   /* lda < max(1, m) */
+  XGEMV_STATUS_INVALID_INCX = 8,  /* incx == 0 */
+  XGEMV_STATUS_INVALID_INCY = 11, /* incy == 0 */
+  XGEMV_STATUS_INVALID_HANDLE = 20,       /* NULL handle */
+  XGEMV_STATUS_INVALID_POINTER_MODE = 21, /* mode is neither HOST nor DEVICE */
+  XGEMV_STATUS_INVALID_BATCH = 22,        /* batch_count < 0 */
+  XGEMV_STATUS_NULL_POINTER = 23,         /* a pointer the call needs is NULL */
+  XGEMV_STATUS_INVALID_POINTER = 24, /* XGEMV_CHECK_POINTERS: a pointer is not device-accessible */
+  XGEMV_STATUS_WRONG_DEVICE = 25,    /* the current device is not the handle's device */
+  XGEMV_STATUS_CUDA_ERROR = 30,      /* the CUDA runtime reported an error; see xgemv_last_cuda_error */
+  XGEMV_STATUS_INTERNAL_ERROR = 31
+} xgemv_status;
+
+typedef enum xgemv_pointer_mode {
+  XGEMV_POINTER_MODE_HOST = 0,  /* alpha, beta point to host memory (same values as cuBLAS) */
+  XGEMV_POINTER_MODE_DEVICE = 1 /* alpha, beta point to device memory */
+} xgemv_pointer_mode;
+
+/* Opaque handle: device, stream, pointer mode and workspace. */
+typedef struct xgemv_context *xgemv_handle;
+
+/* Creates a handle on the current device (allocates its workspace: synchronous, like
+ * cublasCreate; do it outside stream capture). Stream 0, XGEMV_POINTER_MODE_HOST. */
+XGEMV_API xgemv_status xgemv_create(xgemv_handle *handle);
+/* Frees the handle and its workspace; waits for the handle's stream first. NULL is accepted. */
+XGEMV_API xgemv_status xgemv_destroy(xgemv_handle handle);
+XGEMV_API xgemv_status xgemv_set_stream(xgemv_handle handle, cudaStream_t stream);
+XGEMV_API xgemv_status xgemv_get_stream(xgemv_handle handle, cudaStream_t *stream);
+XGEMV_API xgemv_status xgemv_set_pointer_mode(xgemv_handle handle, xgemv_pointer_mode mode);
+XGEMV_API xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mode);
+
+/* A short English description of a status; never NULL. */
+XGEMV_API const char *xgemv_status_string(xgemv_status status);
+
+/* The Reference BLAS argument position a status names (1, 2, 3, 6, 8, 11), or 0. */
+XGEMV_API int xgemv_status_argument(xgemv_status status);
+
+/* The CUDA error behind the calling thread's last XGEMV_STATUS_CUDA_ERROR (cudaSuccess if none). */
+XGEMV_API cudaError_t xgemv_last_cuda_error(void);
+
+/* "major.minor.patch" of the library actually loaded. */
+XGEMV_API const char *xgemv_version_string(void);
+XGEMV_API void xgemv_version(int *major, int *minor, int *patch);
+
+/* y := alpha*op(A)*x + beta*y, one problem. */
+XGEMV_API xgemv_status xgemv_sgemv(xgemv_handle handle, char trans,
+                                   int64_t m, int64_t n, const float *alpha, const float *A,
+                                   int64_t lda, const float *x, int64_t incx, const float *beta,
+                                   float *y, int64_t incy);
+XGEMV_API xgemv_status xgemv_dgemv(xgemv_handle handle, char trans,
+                                   int64_t m, int64_t n, const double *alpha, const double *A,
+                                   int64_t lda, const double *x, int64_t incx, const double *beta,
+                                   double *y, int64_t incy);
+XGEMV_API xgemv_status xgemv_hgemv(xgemv_handle handle, char trans,
+                                   int64_t m, int64_t n, const float *alpha, const xgemv_half *A,
+                                   int64_t lda, const xgemv_half *x, int64_t incx,
+                                   const float *beta, xgemv_half *y, int64_t incy);
+XGEMV_API xgemv_status xgemv_bf16gemv(xgemv_handle handle, char trans,
+                                      int64_t m, int64_t n, const float *alpha,
+                                      const xgemv_bfloat16 *A, int64_t lda,
+                                      const xgemv_bfloat16 *x, int64_t incx, const float *beta,
+                                      xgemv_bfloat16 *y, int64_t incy);
+
+/* batch_count independent problems of one shape in one launch: problem b uses A + b*stride_a,
+ * x + b*stride_x, y + b*stride_y (strides in elements) and the same alpha, beta. batch_count == 0
+ * is a quick return; the argument checks of the single call come first. */
+XGEMV_API xgemv_status xgemv_sgemv_strided_batched(
+    xgemv_handle handle, char trans, int64_t m, int64_t n,
+    const float *alpha, const float *A, int64_t lda, int64_t stride_a, const float *x,
+    int64_t incx, int64_t stride_x, const float *beta, float *y, int64_t incy, int64_t stride_y,
+    int64_t batch_count);
+XGEMV_API xgemv_status xgemv_dgemv_strided_batched(
+    xgemv_handle handle, char trans, int64_t m, int64_t n,
+    const double *alpha, const double *A, int64_t lda, int64_t stride_a, const double *x,
+    int64_t incx, int64_t stride_x, const double *beta, double *y, int64_t incy,
+    int64_t stride_y, int64_t batch_count);
+XGEMV_API xgemv_status xgemv_hgemv_strided_batched(
+    xgemv_handle handle, char trans, int64_t m, int64_t n,
+    const float *alpha, const xgemv_half *A, int64_t lda, int64_t stride_a, const xgemv_half *x,
+    int64_t incx, int64_t stride_x, const float *beta, xgemv_half *y, int64_t incy,
+    int64_t stride_y, int64_t batch_count);
+XGEMV_API xgemv_status xgemv_bf16gemv_strided_batched(
+    xgemv_handle handle, char trans, int64_t m, int64_t n,
+    const float *alpha, const xgemv_bfloat16 *A, int64_t lda, int64_t stride_a,
+    const xgemv_bfloat16 *x, int64_t incx, int64_t stride_x, const float *beta,
+    xgemv_bfloat16 *y, int64_t incy, int64_t stride_y, int64_t batch_count);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* XGEMV_XGEMV_H */

@@ -1,0 +1,97 @@
+// The C ABI: thin typed entry points over xgemv::gemv. Nothing here can throw.
+#include "core.hpp"
+
+namespace {
+
+template <class T, class S>
+xgemv_status gemv_strided(xgemv_handle handle, char trans, int64_t m, int64_t n, const S *alpha,
+                          const T *a, int64_t lda, int64_t stride_a, const T *x, int64_t incx,
+                          int64_t stride_x, const S *beta, T *y, int64_t incy, int64_t stride_y,
+                          int64_t batch_count) noexcept {
+  xgemv::GemvCall<T, T, S> call;
+  call.trans = trans;
+  call.m = m;
+  call.n = n;
+  call.alpha = alpha;
+  call.a = a;
+  call.lda = lda;
+  call.x = x;
+  call.incx = incx;
+  call.beta = beta;
+  call.y = y;
+  call.incy = incy;
+  call.batch_count = batch_count;
+  call.stride_a = stride_a;
+  call.stride_x = stride_x;
+  call.stride_y = stride_y;
+  return xgemv::gemv(handle, call);
+}
+
+}  // namespace
+
+extern "C" {
+
+xgemv_status xgemv_sgemv(xgemv_handle handle, char trans, int64_t m, int64_t n, const float *alpha,
+                         const float *A, int64_t lda, const float *x, int64_t incx,
+                         const float *beta, float *y, int64_t incy) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, 1);
+}
+
+xgemv_status xgemv_dgemv(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                         const double *alpha, const double *A, int64_t lda, const double *x,
+                         int64_t incx, const double *beta, double *y, int64_t incy) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, 1);
+}
+
+xgemv_status xgemv_hgemv(xgemv_handle handle, char trans, int64_t m, int64_t n, const float *alpha,
+                         const xgemv_half *A, int64_t lda, const xgemv_half *x, int64_t incx,
+                         const float *beta, xgemv_half *y, int64_t incy) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, 1);
+}
+
+xgemv_status xgemv_bf16gemv(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                            const float *alpha, const xgemv_bfloat16 *A, int64_t lda,
+                            const xgemv_bfloat16 *x, int64_t incx, const float *beta,
+                            xgemv_bfloat16 *y, int64_t incy) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, 1);
+}
+
+xgemv_status xgemv_sgemv_strided_batched(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                         const float *alpha, const float *A, int64_t lda,
+                                         int64_t stride_a, const float *x, int64_t incx,
+                                         int64_t stride_x, const float *beta, float *y,
+                                         int64_t incy, int64_t stride_y, int64_t batch_count) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, stride_a, x, incx, stride_x, beta, y,
+                      incy, stride_y, batch_count);
+}
+
+xgemv_status xgemv_dgemv_strided_batched(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                         const double *alpha, const double *A, int64_t lda,
+                                         int64_t stride_a, const double *x, int64_t incx,
+                                         int64_t stride_x, const double *beta, double *y,
+                                         int64_t incy, int64_t stride_y, int64_t batch_count) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, stride_a, x, incx, stride_x, beta, y,
+                      incy, stride_y, batch_count);
+}
+
+xgemv_status xgemv_hgemv_strided_batched(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                         const float *alpha, const xgemv_half *A, int64_t lda,
+                                         int64_t stride_a, const xgemv_half *x, int64_t incx,
+                                         int64_t stride_x, const float *beta, xgemv_half *y,
+                                         int64_t incy, int64_t stride_y, int64_t batch_count) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, stride_a, x, incx, stride_x, beta, y,
+                      incy, stride_y, batch_count);
+}
+
+xgemv_status xgemv_bf16gemv_strided_batched(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                            const float *alpha, const xgemv_bfloat16 *A,
+                                            int64_t lda, int64_t stride_a,
+                                            const xgemv_bfloat16 *x, int64_t incx,
+                                            int64_t stride_x, const float *beta,
+                                            xgemv_bfloat16 *y, int64_t incy, int64_t stride_y,
+                                            int64_t batch_count) {
+  return gemv_strided(handle, trans, m, n, alpha, A, lda, stride_a, x, incx, stride_x, beta, y,
+                      incy, stride_y, batch_count);
+}
+
+}  // extern "C"

@@ -1,0 +1,87 @@
+#include "context.hpp"
+
+#include <new>
+
+#include "core.hpp"
+
+namespace {
+
+xgemv_status cuda_failure(cudaError_t error) {
+  xgemv::set_last_cuda_error(error);
+  return XGEMV_STATUS_CUDA_ERROR;
+}
+
+}  // namespace
+
+extern "C" {
+
+xgemv_status xgemv_create(xgemv_handle *handle) {
+  if (handle == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  *handle = nullptr;
+  auto *context = new (std::nothrow) xgemv_context;
+  if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
+  cudaError_t error = cudaGetDevice(&context->device);
+  if (error == cudaSuccess)
+    error = cudaDeviceGetAttribute(&context->sm_count, cudaDevAttrMultiProcessorCount,
+                                   context->device);
+  if (error == cudaSuccess) error = cudaMalloc(&context->partials, xgemv::kPartialBytes);
+  if (error == cudaSuccess)
+    error = cudaMalloc(reinterpret_cast<void **>(&context->tile_counters),
+                       xgemv::kTileCounters * sizeof(unsigned));
+  if (error == cudaSuccess)
+    error = cudaMemset(context->tile_counters, 0, xgemv::kTileCounters * sizeof(unsigned));
+  // The zeroing must be complete before any stream (also a non-blocking one) uses the counters.
+  if (error == cudaSuccess) error = cudaDeviceSynchronize();
+  if (error != cudaSuccess) {
+    cudaFree(context->partials);
+    cudaFree(context->tile_counters);
+    delete context;
+    return cuda_failure(error);
+  }
+  context->partial_bytes = xgemv::kPartialBytes;
+  context->tile_counter_count = xgemv::kTileCounters;
+  *handle = context;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_destroy(xgemv_handle handle) {
+  if (handle == nullptr) return XGEMV_STATUS_SUCCESS;
+  // Work still queued on the handle's stream may use the workspace.
+  cudaError_t error = cudaStreamSynchronize(handle->stream);
+  const cudaError_t free_partials = cudaFree(handle->partials);
+  const cudaError_t free_counters = cudaFree(handle->tile_counters);
+  delete handle;
+  if (error == cudaSuccess) error = free_partials;
+  if (error == cudaSuccess) error = free_counters;
+  return error == cudaSuccess ? XGEMV_STATUS_SUCCESS : cuda_failure(error);
+}
+
+xgemv_status xgemv_set_stream(xgemv_handle handle, cudaStream_t stream) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  handle->stream = stream;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_get_stream(xgemv_handle handle, cudaStream_t *stream) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (stream == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  *stream = handle->stream;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_set_pointer_mode(xgemv_handle handle, xgemv_pointer_mode mode) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (mode != XGEMV_POINTER_MODE_HOST && mode != XGEMV_POINTER_MODE_DEVICE)
+    return XGEMV_STATUS_INVALID_POINTER_MODE;
+  handle->pointer_mode = mode;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mode) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (mode == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  *mode = handle->pointer_mode;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+}  // extern "C"

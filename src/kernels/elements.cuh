@@ -1,0 +1,57 @@
+// Element types, accumulation, loads and the BLAS epilogue shared by every GEMV kernel.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace xgemv::kernels {
+
+// Widening to the accumulator type S (fp32 for 16-bit storage and fp32, fp64 for fp64).
+__device__ __forceinline__ float to_acc(float v) { return v; }
+__device__ __forceinline__ double to_acc(double v) { return v; }
+__device__ __forceinline__ float to_acc(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <class T, class S>
+__device__ __forceinline__ T from_acc(S v) {
+  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(v);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
+  else return static_cast<T>(v);
+}
+
+// Elements in one 16-byte load: the unit every kernel moves A in.
+template <class T>
+inline constexpr int kElemsPer16B = 16 / static_cast<int>(sizeof(T));
+
+__device__ __forceinline__ bool is_aligned16(const void *p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+}
+
+// A is streamed exactly once: evict-first loads keep x (reused by every output) in cache.
+template <class T>
+__device__ __forceinline__ void load16_streaming(const T *p, T (&out)[kElemsPer16B<T>]) {
+  const int4 raw = __ldcs(reinterpret_cast<const int4 *>(p));
+  memcpy(out, &raw, sizeof(raw));
+}
+
+template <class T>
+__device__ __forceinline__ void load16_cached(const T *p, T (&out)[kElemsPer16B<T>]) {
+  const int4 raw = __ldg(reinterpret_cast<const int4 *>(p));
+  memcpy(out, &raw, sizeof(raw));
+}
+
+// y := alpha*dot + beta*y with the BLAS rules: beta == 0 never reads y (NaN in y must not leak
+// through); alpha == 0 is y := beta*y exactly (dot is not even computed then).
+template <class TY, class S>
+__device__ __forceinline__ void store_output(TY *y, S dot, S alpha, S beta) {
+  S value;
+  if (alpha == S(0)) value = beta == S(0) ? S(0) : beta * to_acc(*y);
+  else if (beta == S(0)) value = alpha * dot;
+  else value = beta * to_acc(*y) + alpha * dot;
+  *y = from_acc<TY>(value);
+}
+
+}  // namespace xgemv::kernels
