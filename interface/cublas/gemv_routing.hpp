@@ -1,0 +1,157 @@
+// Which cuBLAS calls xgemv serves, in the shape of a predicate chain: each `route` overload looks
+// at one entry point family's arguments and returns either the GEMV to run or why the call
+// stays with cuBLAS. xgemv serves only what is valid BLAS; cuBLAS accepts more (m = -1,
+// incx = 0, CUBLAS_OP_CONJG, ...: GUIDE section 2) and keeps answering exactly that itself.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "core.hpp"
+
+namespace xgemv::cublas_dropin {
+
+// Every GEMV the core runs: {S,D}gemv, HSH, TST, HSS, TSS.
+using AnyGemvCall =
+    std::variant<GemvCall<float, float, float>, GemvCall<double, double, double>,
+                 GemvCall<__half, __half, float>, GemvCall<__nv_bfloat16, __nv_bfloat16, float>,
+                 GemvCall<__half, float, float>, GemvCall<__nv_bfloat16, float, float>>;
+
+// The verdict on one call: the GEMV xgemv runs, or the reason the real cuBLAS gets it.
+struct Route {
+  static Route serve(const AnyGemvCall &call) { return Route{call, nullptr}; }
+  static Route forward(const char *reason) { return Route{std::nullopt, reason}; }
+
+  std::optional<AnyGemvCall> call;
+  const char *forward_reason;
+};
+
+// --- the gemv families ------------------------------------------------------------------------
+
+// 'N', 'T', 'C'; '\0' for what BLAS has no name for (CUBLAS_OP_CONJG, out-of-range values
+// that cuBLAS tolerates).
+char blas_trans(cublasOperation_t op) noexcept;
+
+// The checks every family shares: a BLAS op, the one BLAS argument checker, batch count >= 0.
+Route checked_gemv(char trans, AnyGemvCall call);
+
+// cublas{S,D}gemv_v2[_64].
+template <class TA, class TY, class S, class Int>
+Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int lda,
+            const TA *x, Int incx, const S *beta, TY *y, Int incy) {
+  GemvCall<TA, TY, S> call;
+  call.m = m;
+  call.n = n;
+  call.alpha = alpha;
+  call.a = a;
+  call.lda = lda;
+  call.x = x;
+  call.incx = incx;
+  call.beta = beta;
+  call.y = y;
+  call.incy = incy;
+  return checked_gemv(blas_trans(op), call);
+}
+
+// cublas{S,D,HSH,HSS,TST,TSS}gemvBatched[_64]: device arrays of pointers.
+template <class TA, class TY, class S, class Int>
+Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *const *a_array,
+            Int lda, const TA *const *x_array, Int incx, const S *beta, TY *const *y_array,
+            Int incy, Int batch_count) {
+  GemvCall<TA, TY, S> call;
+  call.m = m;
+  call.n = n;
+  call.alpha = alpha;
+  call.a_array = a_array;
+  call.lda = lda;
+  call.x_array = x_array;
+  call.incx = incx;
+  call.beta = beta;
+  call.y_array = y_array;
+  call.incy = incy;
+  call.batch_count = batch_count;
+  return checked_gemv(blas_trans(op), call);
+}
+
+// cublas{S,D,HSH,HSS,TST,TSS}gemvStridedBatched[_64].
+template <class TA, class TY, class S, class Int>
+Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int lda,
+            long long stride_a, const TA *x, Int incx, long long stride_x, const S *beta, TY *y,
+            Int incy, long long stride_y, Int batch_count) {
+  GemvCall<TA, TY, S> call;
+  call.m = m;
+  call.n = n;
+  call.alpha = alpha;
+  call.a = a;
+  call.lda = lda;
+  call.stride_a = stride_a;
+  call.x = x;
+  call.incx = incx;
+  call.stride_x = stride_x;
+  call.beta = beta;
+  call.y = y;
+  call.incy = incy;
+  call.stride_y = stride_y;
+  call.batch_count = batch_count;
+  return checked_gemv(blas_trans(op), call);
+}
+
+// --- GEMMs that are a GEMV ----------------------------------------------------------------------
+
+// C (m x n) = alpha*op(A)*op(B) + beta*C as a GEMV on one of the operands, when C is one column
+// (n == 1) or one row (m == 1) and the call is a valid GEMM with m, n, k > 0 (k == 0 scales C,
+// which a GEMV of length 0 would not do).
+struct GemvOfGemm {
+  char trans;
+  int64_t m, n, lda;  // of the matrix operand
+  bool matrix_is_b;   // the matrix operand is B (C is a row) rather than A (C is a column)
+  int64_t incx, incy;
+};
+std::optional<GemvOfGemm> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
+                                       int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                                       int64_t ldc, const char **reason);
+
+// cublasGemmEx[_64]: A and B of one type in {16F, 16BF, 32F}, C of that type or 32F (the
+// HSH/TST/S and HSS/TSS combinations), any CUBLAS_COMPUTE_32F* compute type (float scalars;
+// xgemv accumulates in full fp32, at least as accurate as each of them), any algo.
+Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+                 int64_t k, const void *alpha, const void *a, cudaDataType a_type, int64_t lda,
+                 const void *b, cudaDataType b_type, int64_t ldb, const void *beta, void *c,
+                 cudaDataType c_type, int64_t ldc, cublasComputeType_t compute_type);
+
+template <class Int>
+Route route(cublasOperation_t transa, cublasOperation_t transb, Int m, Int n, Int k,
+            const void *alpha, const void *a, cudaDataType a_type, Int lda, const void *b,
+            cudaDataType b_type, Int ldb, const void *beta, void *c, cudaDataType c_type, Int ldc,
+            cublasComputeType_t compute_type, cublasGemmAlgo_t /*algo: a hint*/) {
+  return route_gemm(transa, transb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c,
+                    c_type, ldc, compute_type);
+}
+
+// cublasSgemm_v2[_64]: GemmEx with 32F everywhere.
+template <class Int>
+Route route(cublasOperation_t transa, cublasOperation_t transb, Int m, Int n, Int k,
+            const float *alpha, const float *a, Int lda, const float *b, Int ldb,
+            const float *beta, float *c, Int ldc) {
+  return route_gemm(transa, transb, m, n, k, alpha, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, beta,
+                    c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F);
+}
+
+// --- running it -----------------------------------------------------------------------------
+
+// What became of a call xgemv was to serve: the status for the caller, or (nothing touched) the
+// reason it must go to cuBLAS after all.
+struct ServeResult {
+  cublasStatus_t status;
+  const char *forward_reason;  // nullptr: served
+};
+
+// Runs `call` with the handle's stream, pointer mode and device; logs it when served.
+ServeResult serve(const char *entry, cublasHandle_t handle, const AnyGemvCall &call) noexcept;
+
+}  // namespace xgemv::cublas_dropin

@@ -1,0 +1,206 @@
+! Fortran interface to xgemv: bind(C) interfaces on the C ABI of libxgemv.so (xgemv/xgemv.h).
+!
+! Matrices and vectors are device (or managed) memory, passed as type(c_ptr) by value: c_loc of
+! an array inside an OpenACC `host_data use_device` region, a CUDA Fortran device array's
+! address, or a pointer from cudaMalloc bound through iso_c_binding. The handle is a type(c_ptr).
+! alpha and beta are type(c_ptr) too: c_loc of host variables (TARGET) in
+! XGEMV_POINTER_MODE_HOST, device addresses in XGEMV_POINTER_MODE_DEVICE. Sizes, leading
+! dimensions, increments, strides and batch counts are integer(c_int64_t). Every function
+! returns an xgemv status (XGEMV_STATUS_*); argument errors carry the BLAS argument position.
+!
+!   use xgemv
+!   type(c_ptr) :: handle
+!   real(c_float), target :: alpha = 1, beta = 0
+!   status = xgemv_create(handle)
+!   status = xgemv_sgemv(handle, 'N', m, n, c_loc(alpha), d_a, lda, d_x, 1_c_int64_t, &
+!                        c_loc(beta), d_y, 1_c_int64_t)
+module xgemv
+  use, intrinsic :: iso_c_binding, only: c_char, c_int, c_int64_t, c_ptr, c_size_t, &
+                                         c_f_pointer, c_associated
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: XGEMV_STATUS_SUCCESS = 0
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_TRANS = 1
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_M = 2
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_N = 3
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDA = 6
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_INCX = 8
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_INCY = 11
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_HANDLE = 20
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_POINTER_MODE = 21
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_BATCH = 22
+  integer(c_int), parameter, public :: XGEMV_STATUS_NULL_POINTER = 23
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_POINTER = 24
+  integer(c_int), parameter, public :: XGEMV_STATUS_WRONG_DEVICE = 25
+  integer(c_int), parameter, public :: XGEMV_STATUS_CUDA_ERROR = 30
+  integer(c_int), parameter, public :: XGEMV_STATUS_INTERNAL_ERROR = 31
+
+  integer(c_int), parameter, public :: XGEMV_POINTER_MODE_HOST = 0
+  integer(c_int), parameter, public :: XGEMV_POINTER_MODE_DEVICE = 1
+
+  public :: xgemv_create, xgemv_destroy, xgemv_set_stream, xgemv_get_stream
+  public :: xgemv_set_pointer_mode, xgemv_get_pointer_mode
+  public :: xgemv_status_string, xgemv_status_argument, xgemv_last_cuda_error
+  public :: xgemv_status_message
+  public :: xgemv_sgemv, xgemv_dgemv, xgemv_hgemv, xgemv_bf16gemv
+  public :: xgemv_sgemv_strided_batched, xgemv_dgemv_strided_batched
+  public :: xgemv_hgemv_strided_batched, xgemv_bf16gemv_strided_batched
+
+  interface
+    integer(c_int) function xgemv_create(handle) bind(C, name="xgemv_create")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: handle
+    end function
+
+    integer(c_int) function xgemv_destroy(handle) bind(C, name="xgemv_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
+
+    integer(c_int) function xgemv_set_stream(handle, stream) bind(C, name="xgemv_set_stream")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, stream
+    end function
+
+    integer(c_int) function xgemv_get_stream(handle, stream) bind(C, name="xgemv_get_stream")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      type(c_ptr), intent(out) :: stream
+    end function
+
+    integer(c_int) function xgemv_set_pointer_mode(handle, mode) &
+        bind(C, name="xgemv_set_pointer_mode")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: mode
+    end function
+
+    integer(c_int) function xgemv_get_pointer_mode(handle, mode) &
+        bind(C, name="xgemv_get_pointer_mode")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: mode
+    end function
+
+    ! A C string; xgemv_status_message gives it as a Fortran string.
+    type(c_ptr) function xgemv_status_string(status) bind(C, name="xgemv_status_string")
+      import :: c_int, c_ptr
+      integer(c_int), value :: status
+    end function
+
+    integer(c_int) function xgemv_status_argument(status) bind(C, name="xgemv_status_argument")
+      import :: c_int
+      integer(c_int), value :: status
+    end function
+
+    integer(c_int) function xgemv_last_cuda_error() bind(C, name="xgemv_last_cuda_error")
+      import :: c_int
+    end function
+
+    ! One problem. hgemv / bf16gemv: A, x, y in 16-bit storage, alpha and beta fp32.
+    integer(c_int) function xgemv_sgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, &
+                                        incy) bind(C, name="xgemv_sgemv")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, incx, incy
+    end function
+
+    integer(c_int) function xgemv_dgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, &
+                                        incy) bind(C, name="xgemv_dgemv")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, incx, incy
+    end function
+
+    integer(c_int) function xgemv_hgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, &
+                                        incy) bind(C, name="xgemv_hgemv")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, incx, incy
+    end function
+
+    integer(c_int) function xgemv_bf16gemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, &
+                                           y, incy) bind(C, name="xgemv_bf16gemv")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, incx, incy
+    end function
+
+    ! batch_count problems of one shape in one launch: problem b uses a + b*stride_a,
+    ! x + b*stride_x, y + b*stride_y (strides in elements).
+    integer(c_int) function xgemv_sgemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
+        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
+        bind(C, name="xgemv_sgemv_strided_batched")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
+      integer(c_int64_t), value :: batch_count
+    end function
+
+    integer(c_int) function xgemv_dgemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
+        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
+        bind(C, name="xgemv_dgemv_strided_batched")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
+      integer(c_int64_t), value :: batch_count
+    end function
+
+    integer(c_int) function xgemv_hgemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
+        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
+        bind(C, name="xgemv_hgemv_strided_batched")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
+      integer(c_int64_t), value :: batch_count
+    end function
+
+    integer(c_int) function xgemv_bf16gemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
+        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
+        bind(C, name="xgemv_bf16gemv_strided_batched")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
+      integer(c_int64_t), value :: batch_count
+    end function
+  end interface
+
+  interface
+    integer(c_size_t) function c_strlen(string) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: string
+    end function
+  end interface
+
+contains
+
+  ! xgemv_status_string as a Fortran string.
+  function xgemv_status_message(status) result(message)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: message
+    type(c_ptr) :: text
+    character(kind=c_char), pointer :: characters(:)
+    integer :: i
+
+    text = xgemv_status_string(status)
+    if (.not. c_associated(text)) then
+      message = ""
+      return
+    end if
+    call c_f_pointer(text, characters, [c_strlen(text)])
+    allocate(character(len=size(characters)) :: message)
+    do i = 1, size(characters)
+      message(i:i) = characters(i)
+    end do
+  end function
+
+end module xgemv
