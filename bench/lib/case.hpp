@@ -1,0 +1,62 @@
+// One benchmark case: a GEMV problem (dtype, op, shape, strides, scalars) and the facts derived
+// from it that every part of the bench agrees on (vector lengths, bytes moved, rounding units).
+// Plain C++: shared by the host code, the CUDA code and the CPU unit tests.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace xgemv::bench {
+
+enum class Dtype { fp32, fp64, fp16, bf16 };
+
+inline constexpr Dtype kAllDtypes[] = {Dtype::fp32, Dtype::fp64, Dtype::fp16, Dtype::bf16};
+
+std::string_view dtype_name(Dtype dtype);
+std::optional<Dtype> parse_dtype(std::string_view name);
+int element_size(Dtype dtype);
+// Unit roundoff of the stored element type (the rounding of each output element).
+double storage_roundoff(Dtype dtype);
+// Unit roundoff of the accumulation: fp32 for fp32 and the 16-bit types, fp64 for fp64.
+double accumulation_roundoff(Dtype dtype);
+
+// Memory offset of logical element k of a BLAS vector of length `length` and increment `inc`,
+// counted from the first element in memory (negative increments start at the far end).
+constexpr int64_t element_offset(int64_t k, int64_t length, int64_t inc) {
+  return inc > 0 ? k * inc : (length - 1 - k) * -inc;
+}
+
+// Elements a strided vector spans in memory.
+constexpr int64_t vector_span(int64_t length, int64_t inc) {
+  return length > 0 ? 1 + (length - 1) * (inc < 0 ? -inc : inc) : 0;
+}
+
+struct Case {
+  std::string suite;  // llm, square, skinny, small, anchors or adhoc
+  std::string tag;    // e.g. llama3-8b.qkv
+  Dtype dtype = Dtype::fp32;
+  char op = 'N';  // 'N' or 'T'; BLAS column-major m x n
+  int64_t m = 0, n = 0;
+  int64_t incx = 1, incy = 1;
+  double alpha = 1.0, beta = 0.0;
+
+  bool transposed() const { return op == 'T'; }
+  int64_t lda() const { return std::max<int64_t>(1, m); }
+  int64_t x_length() const { return transposed() ? m : n; }
+  int64_t y_length() const { return transposed() ? n : m; }
+  int64_t reduction_length() const { return x_length(); }
+  int64_t a_bytes() const { return m * n * element_size(dtype); }
+  // What a GEMV must move: A, x and y once each (GUIDE section 3).
+  int64_t bytes() const { return (m * n + x_length() + y_length()) * element_size(dtype); }
+  std::string shape() const;  // "4096x14336" (m x n)
+  // "fp16 T 4096x14336 llama3-8b.qkv", for messages.
+  std::string label() const;
+};
+
+// Parses "4096x14336" (m x n, both >= 1).
+std::optional<std::pair<int64_t, int64_t>> parse_shape(std::string_view text);
+
+}  // namespace xgemv::bench

@@ -1,0 +1,49 @@
+// The command line of xgemv-bench (CLI11), parsed into a plain Options value.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xgemv::bench {
+
+// Libraries the C++ bench times (the Triton seed runs from bench/triton/seed_gemv.py). The
+// stream-read ceiling is not a library: it runs on every GPU case.
+inline const std::vector<std::string> kLibraryNames = {"xgemv", "cublas", "cublas-gemmex",
+                                                       "openblas"};
+
+struct Options {
+  std::vector<std::string> suites;   // empty and no shapes: llm
+  std::vector<std::string> shapes;   // ad-hoc "MxN"
+  std::vector<std::string> dtypes;   // empty: each suite's own
+  std::vector<std::string> ops;      // empty: each suite's own
+  std::vector<std::string> libraries;  // empty: all of kLibraryNames
+  std::string shape_filter;          // ECMAScript regex searched in "<tag> <m>x<n>"
+  int64_t incx = 1, incy = 1;
+  double alpha = 1.0, beta = 0.0;
+  bool quick = false;  // fewer batches and calls: a smoke run that still follows the method
+  bool graph = false;  // time CUDA-graph replays instead of stream launches
+  bool list = false;   // print the cases and exit
+  std::string out_dir = "bench-results";
+  int device = 0;
+  std::string commit;  // overrides the commit found by git
+
+  bool wants_library(const std::string& name) const;
+};
+
+// Declares every option on a CLI11 app; parse() fills Options or throws CLI::ParseError
+// (including CLI::CallForHelp), which exit() turns into the usual message and exit code.
+class CommandLine {
+ public:
+  CommandLine();
+  Options parse(int argc, const char* const* argv);
+  int exit(const CLI::Error& error) { return app_.exit(error); }
+
+ private:
+  CLI::App app_;
+  Options options_;
+};
+
+}  // namespace xgemv::bench

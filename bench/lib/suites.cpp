@@ -1,0 +1,174 @@
+#include "suites.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+
+#include "options.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+constexpr int64_t kMi = 1 << 20;
+
+// Frameworks store a linear layer's weight row-major (out_features x in_features), which is
+// column-major in_features x out_features: y = W x is BLAS op T with m = in, n = out.
+std::vector<SuiteShape> llm_shapes() {
+  std::vector<SuiteShape> shapes;
+  for (const DecoderModel& model : llm_models()) {
+    const int64_t attention = model.query_heads * model.head_dim;
+    const struct { const char* layer; int64_t in, out; } layers[] = {
+        {"qkv", model.hidden, attention + 2 * model.kv_heads * model.head_dim},
+        {"o", attention, model.hidden},
+        {"gate_up", model.hidden, 2 * model.intermediate},
+        {"down", model.intermediate, model.hidden},
+        {"lm_head", model.hidden, model.vocabulary},
+    };
+    for (const auto& layer : layers)
+      shapes.push_back({model.name + "." + layer.layer, layer.in, layer.out});
+  }
+  return shapes;
+}
+
+std::vector<SuiteShape> square_shapes() {
+  std::vector<SuiteShape> shapes;
+  for (int64_t size = 256; size <= 16384; size *= 2)
+    shapes.push_back({"sq" + std::to_string(size), size, size});
+  return shapes;
+}
+
+std::vector<Suite> make_suites() {
+  const std::vector<Dtype> every_dtype(std::begin(kAllDtypes), std::end(kAllDtypes));
+  return {
+      {"llm", "batch-1 decode GEMVs (qkv, o, gate_up, down, lm_head), op T", llm_shapes(),
+       {Dtype::fp16, Dtype::bf16, Dtype::fp32}, {'T'}},
+      {"square", "square matrices 256 to 16384", square_shapes(), every_dtype, {'N', 'T'}},
+      {"skinny",
+       "tall and wide extremes and odd sizes",
+       {{"tall", kMi, 64},
+        {"wide", 64, kMi},
+        {"tall-8", 2 * kMi, 8},
+        {"wide-8", 8, 2 * kMi},
+        {"odd", 100003, 777},
+        {"odd-wide", 777, 100003},
+        {"primes", 10007, 10009}},
+       every_dtype,
+       {'N', 'T'}},
+      {"small",
+       "launch-bound calls",
+       {{"scalar", 1, 1},
+        {"sq32", 32, 32},
+        {"sq64", 64, 64},
+        {"sq128", 128, 128},
+        {"sq256", 256, 256},
+        {"sq512", 512, 512},
+        {"sq1000", 1000, 1000},
+        {"row", 1, 4096},
+        {"column", 4096, 1}},
+       every_dtype,
+       {'N', 'T'}},
+      // Exactly the shapes, dtypes and ops of shared/anchors/h200-cublas.csv (copied to
+      // bench/anchors/, which the unit tests compare against this table).
+      {"anchors",
+       "the shapes of the H200 cuBLAS anchors",
+       {{"tiny", 256, 256},
+        {"small", 1024, 1024},
+        {"sq4k", 4096, 4096},
+        {"sq8k", 8192, 8192},
+        {"sq16k", 16384, 16384},
+        {"l3-8b.qkv", 4096, 6144},
+        {"l3-8b.gateup", 4096, 28672},
+        {"l3-8b.down", 14336, 4096},
+        {"l3-8b.lmhead", 4096, 128256},
+        {"l3-70b.qkv", 8192, 10240},
+        {"l3-70b.gateup", 8192, 57344},
+        {"l3-70b.down", 28672, 8192},
+        {"tall", 1048576, 64},
+        {"wide", 64, 1048576},
+        {"odd", 100003, 777}},
+       {Dtype::fp32, Dtype::fp16, Dtype::bf16},
+       {'N', 'T'}},
+  };
+}
+
+}  // namespace
+
+const std::vector<DecoderModel>& llm_models() {
+  // Published configurations (hidden, heads, kv heads, head dim, intermediate, vocabulary).
+  static const std::vector<DecoderModel> models = {
+      {"llama2-7b", 4096, 32, 32, 128, 11008, 32000},
+      {"llama3-8b", 4096, 32, 8, 128, 14336, 128256},
+      {"llama3-70b", 8192, 64, 8, 128, 28672, 128256},
+      {"mistral-7b", 4096, 32, 8, 128, 14336, 32000},
+      {"qwen2.5-7b", 3584, 28, 4, 128, 18944, 152064},
+  };
+  return models;
+}
+
+const std::vector<Suite>& all_suites() {
+  static const std::vector<Suite> suites = make_suites();
+  return suites;
+}
+
+const Suite* find_suite(const std::string& name) {
+  for (const Suite& suite : all_suites())
+    if (suite.name == name) return &suite;
+  return nullptr;
+}
+
+std::vector<Case> build_cases(const Options& options) {
+  std::vector<const Suite*> suites;
+  for (const std::string& name : options.suites) {
+    if (name == "all") {
+      for (const Suite& suite : all_suites()) suites.push_back(&suite);
+    } else if (const Suite* suite = find_suite(name)) {
+      suites.push_back(suite);
+    }
+  }
+  if (suites.empty() && options.shapes.empty()) suites.push_back(find_suite("llm"));
+
+  Suite adhoc{"adhoc", "shapes from --shape", {},
+              std::vector<Dtype>(std::begin(kAllDtypes), std::end(kAllDtypes)), {'N', 'T'}};
+  for (const std::string& text : options.shapes) {
+    const auto shape = parse_shape(text);
+    if (!shape) throw std::invalid_argument("bad --shape " + text);
+    adhoc.shapes.push_back({text, shape->first, shape->second});
+  }
+  if (!adhoc.shapes.empty()) suites.push_back(&adhoc);
+
+  std::vector<Dtype> dtypes;
+  for (const std::string& name : options.dtypes) {
+    const auto dtype = parse_dtype(name);
+    if (!dtype) throw std::invalid_argument("bad --dtype " + name);
+    dtypes.push_back(*dtype);
+  }
+  std::vector<char> ops;
+  for (const std::string& op : options.ops) ops.push_back(op.at(0));
+
+  std::regex filter;
+  try {
+    filter = std::regex(options.shape_filter);
+  } catch (const std::regex_error& error) {
+    throw std::invalid_argument("bad --shape-filter '" + options.shape_filter +
+                                "': " + error.what());
+  }
+
+  std::vector<Case> cases;
+  std::vector<const Suite*> seen;
+  for (const Suite* suite : suites) {
+    if (std::find(seen.begin(), seen.end(), suite) != seen.end()) continue;  // --suite llm,all
+    seen.push_back(suite);
+    for (const SuiteShape& shape : suite->shapes) {
+      const std::string searched =
+          shape.tag + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n);
+      if (!std::regex_search(searched, filter)) continue;
+      for (Dtype dtype : dtypes.empty() ? suite->dtypes : dtypes)
+        for (char op : ops.empty() ? suite->ops : ops)
+          cases.push_back({suite->name, shape.tag, dtype, op, shape.m, shape.n, options.incx,
+                           options.incy, options.alpha, options.beta});
+    }
+  }
+  return cases;
+}
+
+}  // namespace xgemv::bench

@@ -1,0 +1,35 @@
+// Facts about the run recorded with every result: commit, date, host CPU, and the GPU's
+// clocks and driver through NVML when the driver provides it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace xgemv::bench {
+
+// --commit if given, else `git rev-parse` of the source tree at run time (with "+dirty" for
+// uncommitted changes to tracked files), else "unknown" (e.g. a copy of the tree without .git).
+std::string project_commit(const std::string& override_commit);
+std::string utc_now_iso8601();
+std::string host_cpu_name();
+
+// NVML, loaded at run time (libnvidia-ml comes with the driver, not the toolkit); every query
+// answers 0 or "" when NVML or the device is not there.
+class Nvml {
+ public:
+  explicit Nvml(const std::string& pci_bus_id);
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  int sm_clock_mhz() const;  // now
+  int max_sm_clock_mhz() const;
+  int max_memory_clock_mhz() const;
+  std::string driver_version() const;
+
+ private:
+  struct Api;
+  std::unique_ptr<Api> api_;
+};
+
+}  // namespace xgemv::bench

@@ -1,0 +1,89 @@
+// The command line.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "lib/options.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+Options parse(std::vector<const char*> arguments) {
+  arguments.insert(arguments.begin(), "xgemv-bench");
+  CommandLine command_line;
+  return command_line.parse(static_cast<int>(arguments.size()), arguments.data());
+}
+
+TEST(CommandLine, Defaults) {
+  const Options options = parse({});
+  EXPECT_TRUE(options.suites.empty());
+  EXPECT_TRUE(options.libraries.empty());
+  EXPECT_EQ(options.incx, 1);
+  EXPECT_EQ(options.incy, 1);
+  EXPECT_EQ(options.alpha, 1.0);
+  EXPECT_EQ(options.beta, 0.0);
+  EXPECT_FALSE(options.quick);
+  EXPECT_FALSE(options.graph);
+  EXPECT_EQ(options.out_dir, "bench-results");
+  EXPECT_TRUE(options.wants_library("xgemv"));
+  EXPECT_TRUE(options.wants_library("openblas"));
+}
+
+TEST(CommandLine, ParsesEveryOption) {
+  const Options options =
+      parse({"--suite", "anchors,square", "--shape", "4096x14336", "--shape", "7x9", "--dtype",
+             "fp16,bf16", "--op", "T", "--lib", "xgemv,cublas", "--shape-filter", "sq",
+             "--incx", "-2", "--incy", "3", "--alpha", "0.5", "--beta", "-1", "--quick",
+             "--graph", "--out-dir", "out", "--device", "1", "--commit", "abc123"});
+  EXPECT_EQ(options.suites, (std::vector<std::string>{"anchors", "square"}));
+  EXPECT_EQ(options.shapes, (std::vector<std::string>{"4096x14336", "7x9"}));
+  EXPECT_EQ(options.dtypes, (std::vector<std::string>{"fp16", "bf16"}));
+  EXPECT_EQ(options.ops, (std::vector<std::string>{"T"}));
+  EXPECT_EQ(options.libraries, (std::vector<std::string>{"xgemv", "cublas"}));
+  EXPECT_EQ(options.shape_filter, "sq");
+  EXPECT_EQ(options.incx, -2);
+  EXPECT_EQ(options.incy, 3);
+  EXPECT_EQ(options.alpha, 0.5);
+  EXPECT_EQ(options.beta, -1.0);
+  EXPECT_TRUE(options.quick);
+  EXPECT_TRUE(options.graph);
+  EXPECT_EQ(options.out_dir, "out");
+  EXPECT_EQ(options.device, 1);
+  EXPECT_EQ(options.commit, "abc123");
+  EXPECT_TRUE(options.wants_library("cublas"));
+  EXPECT_FALSE(options.wants_library("openblas"));
+}
+
+TEST(CommandLine, TransIsAnotherNameForOp) {
+  EXPECT_EQ(parse({"--trans", "N"}).ops, (std::vector<std::string>{"N"}));
+}
+
+TEST(CommandLine, RejectsBadValues) {
+  EXPECT_THROW(parse({"--suite", "huge"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--dtype", "fp8"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--op", "C"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--lib", "mkl"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--shape", "4096"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--shape", "0x5"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--incx", "0"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--device", "-1"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--no-such-option"}), CLI::ParseError);
+}
+
+TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
+  CommandLine command_line;
+  const char* arguments[] = {"xgemv-bench", "--help"};
+  try {
+    command_line.parse(2, arguments);
+    FAIL() << "--help did not throw";
+  } catch (const CLI::CallForHelp& help) {
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(command_line.exit(help), 0);
+    const std::string text = testing::internal::GetCapturedStdout();
+    EXPECT_NE(text.find("--shape-filter"), std::string::npos);
+    EXPECT_NE(text.find("--graph"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace xgemv::bench

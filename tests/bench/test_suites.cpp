@@ -1,0 +1,173 @@
+// The shape suites and the expansion of a command line into cases.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "lib/options.hpp"
+#include "lib/suites.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+const Case* find_case(const std::vector<Case>& cases, const std::string& tag, Dtype dtype) {
+  for (const Case& c : cases)
+    if (c.tag == tag && c.dtype == dtype) return &c;
+  return nullptr;
+}
+
+Options suite_options(const std::string& suite) {
+  Options options;
+  options.suites = {suite};
+  return options;
+}
+
+TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
+  const std::vector<Case> cases = build_cases(suite_options("llm"));
+  EXPECT_EQ(cases.size(), 5u * 5u * 3u);  // models x layers x (fp16, bf16, fp32)
+  for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.label();
+
+  // Row-major weights (out x in) are BLAS op T with m = in_features, n = out_features.
+  const struct { const char* tag; int64_t m, n; } expected[] = {
+      {"llama2-7b.qkv", 4096, 12288},      {"llama2-7b.gate_up", 4096, 22016},
+      {"llama2-7b.down", 11008, 4096},     {"llama3-8b.qkv", 4096, 6144},
+      {"llama3-8b.o", 4096, 4096},         {"llama3-8b.down", 14336, 4096},
+      {"llama3-8b.lm_head", 4096, 128256}, {"llama3-70b.qkv", 8192, 10240},
+      {"llama3-70b.gate_up", 8192, 57344}, {"llama3-70b.lm_head", 8192, 128256},
+      {"mistral-7b.lm_head", 4096, 32000}, {"qwen2.5-7b.qkv", 3584, 4608},
+      {"qwen2.5-7b.down", 18944, 3584},    {"qwen2.5-7b.lm_head", 3584, 152064},
+  };
+  for (const auto& shape : expected) {
+    for (Dtype dtype : {Dtype::fp16, Dtype::bf16, Dtype::fp32}) {
+      const Case* c = find_case(cases, shape.tag, dtype);
+      ASSERT_NE(c, nullptr) << shape.tag;
+      EXPECT_EQ(c->m, shape.m) << shape.tag;
+      EXPECT_EQ(c->n, shape.n) << shape.tag;
+    }
+  }
+}
+
+TEST(Suites, SquareRunsPowersOfTwoFrom256To16384InEveryDtypeAndOp) {
+  const std::vector<Case> cases = build_cases(suite_options("square"));
+  EXPECT_EQ(cases.size(), 7u * 4u * 2u);
+  std::set<int64_t> sizes;
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.m, c.n);
+    sizes.insert(c.m);
+  }
+  EXPECT_EQ(sizes, (std::set<int64_t>{256, 512, 1024, 2048, 4096, 8192, 16384}));
+}
+
+TEST(Suites, SkinnyHasTheExtremesAndSmallHasLaunchBoundShapes) {
+  const std::vector<Case> skinny = build_cases(suite_options("skinny"));
+  EXPECT_NE(find_case(skinny, "tall", Dtype::fp32), nullptr);
+  EXPECT_EQ(find_case(skinny, "tall", Dtype::fp32)->m, 1 << 20);
+  EXPECT_EQ(find_case(skinny, "wide", Dtype::fp32)->n, 1 << 20);
+  EXPECT_EQ(find_case(skinny, "odd", Dtype::fp64)->m, 100003);
+  for (const Case& c : build_cases(suite_options("small")))
+    EXPECT_LE(c.a_bytes(), 8 << 20) << c.label();
+}
+
+// Every (tag, m, n, dtype, op) of bench/anchors/h200-cublas.csv, a copy of the shared anchors.
+std::set<std::tuple<std::string, int64_t, int64_t, std::string, char>> anchor_cases() {
+  std::ifstream csv(XGEMV_BENCH_DIR "/anchors/h200-cublas.csv");
+  EXPECT_TRUE(csv) << "missing bench/anchors/h200-cublas.csv";
+  std::set<std::tuple<std::string, int64_t, int64_t, std::string, char>> cases;
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "lib,dtype,op,m,n,tag,us,GBps");
+  while (std::getline(csv, line)) {
+    std::stringstream fields(line);
+    std::string lib, dtype, op, m, n, tag;
+    std::getline(fields, lib, ',');
+    std::getline(fields, dtype, ',');
+    std::getline(fields, op, ',');
+    std::getline(fields, m, ',');
+    std::getline(fields, n, ',');
+    std::getline(fields, tag, ',');
+    cases.emplace(tag, std::stoll(m), std::stoll(n), dtype, op.at(0));
+  }
+  return cases;
+}
+
+TEST(Suites, AnchorsAreExactlyTheCasesOfTheCublasAnchorTable) {
+  std::set<std::tuple<std::string, int64_t, int64_t, std::string, char>> built;
+  for (const Case& c : build_cases(suite_options("anchors")))
+    EXPECT_TRUE(built.emplace(c.tag, c.m, c.n, std::string(dtype_name(c.dtype)), c.op).second)
+        << "duplicate " << c.label();
+  EXPECT_EQ(built, anchor_cases());
+}
+
+TEST(BuildCases, DefaultsToTheLlmSuite) {
+  const std::vector<Case> cases = build_cases(Options{});
+  ASSERT_FALSE(cases.empty());
+  for (const Case& c : cases) EXPECT_EQ(c.suite, "llm");
+}
+
+TEST(BuildCases, DtypeAndOpReplaceTheSuitesOwnLists) {
+  Options options = suite_options("llm");
+  options.dtypes = {"fp64"};
+  options.ops = {"N", "T"};
+  const std::vector<Case> cases = build_cases(options);
+  EXPECT_EQ(cases.size(), 25u * 2u);
+  for (const Case& c : cases) EXPECT_EQ(c.dtype, Dtype::fp64);
+}
+
+TEST(BuildCases, ShapeFilterSearchesTagAndShape) {
+  Options options = suite_options("llm");
+  options.shape_filter = "lm_head|^llama3-8b\\.qkv";
+  options.dtypes = {"fp16"};
+  std::set<std::string> tags;
+  for (const Case& c : build_cases(options)) tags.insert(c.tag);
+  EXPECT_EQ(tags.size(), 6u);
+  EXPECT_TRUE(tags.count("llama3-8b.qkv"));
+  EXPECT_TRUE(tags.count("qwen2.5-7b.lm_head"));
+
+  options.shape_filter = "^[^ ]+ 14336x4096$";
+  const std::vector<Case> down = build_cases(options);
+  ASSERT_EQ(down.size(), 2u);  // llama3-8b.down, mistral-7b.down
+  EXPECT_EQ(down[0].m, 14336);
+}
+
+TEST(BuildCases, AdHocShapesCarryStridesAndScalars) {
+  Options options;
+  options.shapes = {"4096x14336"};
+  options.ops = {"T"};
+  options.dtypes = {"bf16"};
+  options.incx = -2;
+  options.incy = 3;
+  options.alpha = 0.5;
+  options.beta = 2;
+  const std::vector<Case> cases = build_cases(options);
+  ASSERT_EQ(cases.size(), 1u);
+  const Case& c = cases[0];
+  EXPECT_EQ(c.suite, "adhoc");
+  EXPECT_EQ(c.m, 4096);
+  EXPECT_EQ(c.n, 14336);
+  EXPECT_EQ(c.incx, -2);
+  EXPECT_EQ(c.incy, 3);
+  EXPECT_EQ(c.alpha, 0.5);
+  EXPECT_EQ(c.beta, 2);
+}
+
+TEST(BuildCases, AllRunsEverySuiteOnce) {
+  Options options;
+  options.suites = {"llm", "all"};
+  const std::vector<Case> cases = build_cases(options);
+  std::set<std::string> suites;
+  for (const Case& c : cases) suites.insert(c.suite);
+  EXPECT_EQ(suites, (std::set<std::string>{"llm", "square", "skinny", "small", "anchors"}));
+  EXPECT_EQ(std::count_if(cases.begin(), cases.end(), [](const Case& c) { return c.suite == "llm"; }),
+            75);
+}
+
+TEST(BuildCases, RejectsABadRegex) {
+  Options options;
+  options.shape_filter = "(";
+  EXPECT_THROW(build_cases(options), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace xgemv::bench
