@@ -1,0 +1,255 @@
+! The `xgemv` Fortran module (bind(C) interfaces on libxgemv.so), with device arrays from
+! cudaMalloc bound through iso_c_binding:
+!   errors  argument errors come back as statuses carrying the BLAS argument position, checked
+!           before the handle and before any device work (runs without a GPU);
+!   device  sgemv / dgemv in both ops, strided batched, hgemv, host and device pointer modes,
+!           a non-default stream, against matmul on small integers (exact). Needs a GPU
+!           (exit 77 without).
+program fortran_module_test
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
+  use xgemv
+  use interface_test_support
+  implicit none
+
+  interface
+    integer(c_int) function cudaMalloc(pointer, bytes) bind(C, name="cudaMalloc")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), intent(out) :: pointer
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_int) function cudaFree(pointer) bind(C, name="cudaFree")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pointer
+    end function
+    integer(c_int) function cudaMemcpy(destination, source, bytes, kind) &
+        bind(C, name="cudaMemcpy")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: destination, source
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: kind
+    end function
+    integer(c_int) function cudaStreamCreate(stream) bind(C, name="cudaStreamCreate")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: stream
+    end function
+    integer(c_int) function cudaStreamSynchronize(stream) bind(C, name="cudaStreamSynchronize")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: stream
+    end function
+    integer(c_int) function cudaStreamDestroy(stream) bind(C, name="cudaStreamDestroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: stream
+    end function
+  end interface
+  integer(c_int), parameter :: cudaMemcpyDefault = 4
+  integer(c_int64_t), parameter :: one = 1
+
+  character(len=16) :: mode
+  integer :: failures = 0
+
+  call get_command_argument(1, mode)
+  select case (trim(mode))
+  case ('errors')
+    call argument_errors()
+  case ('device')
+    if (test_gpu_count() == 0) then
+      print '(a)', 'SKIPPED: no CUDA device'
+      stop 77, quiet=.true.
+    end if
+    call device_calls()
+  case default
+    print '(a)', 'usage: fortran_module_test errors|device'
+    error stop 2
+  end select
+
+  if (failures /= 0) then
+    print '(a, i0, a)', 'FAILED: ', failures, ' failure(s)'
+    error stop 1
+  end if
+  print '(a)', 'PASSED: 0 failure(s)'
+
+contains
+
+  subroutine expect(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    if (.not. condition) then
+      failures = failures + 1
+      print '(2a)', 'FAIL ', what
+    end if
+  end subroutine expect
+
+  subroutine expect_status(status, expected, what)
+    integer(c_int), intent(in) :: status, expected
+    character(len=*), intent(in) :: what
+    if (status /= expected) then
+      failures = failures + 1
+      print '(3a, i0, a, i0, 3a)', 'FAIL ', what, ': status ', status, ', expected ', &
+          expected, ' (', xgemv_status_message(status), ')'
+    end if
+  end subroutine expect_status
+
+  subroutine argument_errors()
+    type(c_ptr) :: none
+    none = c_null_ptr
+    call expect_status(xgemv_sgemv(none, 'X', one, one, none, none, one, none, one, none, &
+                                   none, one), XGEMV_STATUS_INVALID_TRANS, 'sgemv trans')
+    call expect_status(xgemv_sgemv(none, 'N', -one, one, none, none, one, none, one, none, &
+                                   none, one), XGEMV_STATUS_INVALID_M, 'sgemv m')
+    call expect_status(xgemv_dgemv(none, 't', one, -one, none, none, one, none, one, none, &
+                                   none, one), XGEMV_STATUS_INVALID_N, 'dgemv n')
+    call expect_status(xgemv_dgemv(none, 'T', 2 * one, 0 * one, none, none, one, none, one, &
+                                   none, none, one), XGEMV_STATUS_INVALID_LDA, 'dgemv lda')
+    call expect_status(xgemv_hgemv(none, 'N', one, one, none, none, one, none, 0 * one, none, &
+                                   none, one), XGEMV_STATUS_INVALID_INCX, 'hgemv incx')
+    call expect_status(xgemv_bf16gemv(none, 'C', one, one, none, none, one, none, one, none, &
+                                      none, 0 * one), XGEMV_STATUS_INVALID_INCY, 'bf16gemv incy')
+    call expect_status(xgemv_sgemv_strided_batched(none, 'N', one, one, none, none, one, one, &
+                                                   none, one, one, none, none, one, one, -one), &
+                       XGEMV_STATUS_INVALID_BATCH, 'strided batched count')
+    ! Valid arguments: the NULL handle is the first thing wrong.
+    call expect_status(xgemv_sgemv(none, 'N', one, one, none, none, one, none, one, none, &
+                                   none, one), XGEMV_STATUS_INVALID_HANDLE, 'NULL handle')
+    call expect(xgemv_status_argument(XGEMV_STATUS_INVALID_LDA) == 6, 'lda is argument 6')
+    call expect(index(xgemv_status_message(XGEMV_STATUS_INVALID_LDA), 'lda') > 0, &
+                'status message names lda')
+  end subroutine argument_errors
+
+  ! A device copy of `bytes` bytes at `host`.
+  type(c_ptr) function to_device(host, bytes) result(device)
+    type(c_ptr), intent(in) :: host
+    integer, intent(in) :: bytes
+    call expect(cudaMalloc(device, int(bytes, c_size_t)) == 0, 'cudaMalloc')
+    call expect(cudaMemcpy(device, host, int(bytes, c_size_t), cudaMemcpyDefault) == 0, &
+                'cudaMemcpy to the device')
+  end function to_device
+
+  subroutine from_device(host, device, bytes)
+    type(c_ptr), intent(in) :: host, device
+    integer, intent(in) :: bytes
+    call expect(cudaMemcpy(host, device, int(bytes, c_size_t), cudaMemcpyDefault) == 0, &
+                'cudaMemcpy from the device')
+    call expect(cudaFree(device) == 0, 'cudaFree')
+  end subroutine from_device
+
+  subroutine device_calls()
+    integer, parameter :: m = 37, n = 23, lda = 40, batch = 3
+    real(c_float), target :: a(lda, n), x(n), y(m), xt(m), yt(n), expected(m)
+    real(c_float), target :: alpha = 2, beta = -1, zero = 0, device_alpha = 3, device_beta = 0
+    real(c_double), target :: da(lda, n), dxt(m), dyt(n), dexpected(n)
+    real(c_double), target :: dalpha = -3, dbeta = 0.5d0
+    real(c_float), target :: batch_a(lda, n, batch), batch_x(n, batch), batch_y(m, batch)
+    real(c_float), target :: batch_expected(m, batch)
+    integer(c_int16_t), target :: half_a(4, 3), half_x(3), half_y(4)
+    type(c_ptr) :: handle, stream, d_a, d_x, d_y, d_alpha, d_beta
+    integer :: i, j, b
+
+    do j = 1, n
+      do i = 1, lda
+        a(i, j) = real(mod(3 * i + 5 * j, 7) - 3)
+      end do
+    end do
+    x = [(real(mod(i, 5) - 2), i = 1, n)]
+    y = [(real(mod(i, 3) - 1), i = 1, m)]
+    xt = [(real(mod(i, 4) - 2), i = 1, m)]
+    yt = [(real(mod(i, 6) - 3), i = 1, n)]
+    da = a
+    dxt = xt
+    dyt = yt
+
+    call expect_status(xgemv_create(handle), XGEMV_STATUS_SUCCESS, 'create')
+
+    ! sgemv 'N', host scalars.
+    expected = alpha * matmul(a(1:m, :), x) + beta * y
+    d_a = to_device(c_loc(a), size(a) * 4)
+    d_x = to_device(c_loc(x), size(x) * 4)
+    d_y = to_device(c_loc(y), size(y) * 4)
+    call expect_status(xgemv_sgemv(handle, 'N', int(m, c_int64_t), int(n, c_int64_t), &
+                                   c_loc(alpha), d_a, int(lda, c_int64_t), d_x, one, c_loc(beta), &
+                                   d_y, one), XGEMV_STATUS_SUCCESS, 'sgemv N')
+    call from_device(c_loc(y), d_y, size(y) * 4)
+    call expect(all(y == expected), 'sgemv N result')
+
+    ! sgemv 'N' again with device scalars on a non-default stream: y := 3*A*x + 0*y.
+    expected = device_alpha * matmul(a(1:m, :), x)
+    y = ieee_value(y, ieee_quiet_nan)  ! beta == 0: never read
+    d_y = to_device(c_loc(y), size(y) * 4)
+    d_alpha = to_device(c_loc(device_alpha), 4)
+    d_beta = to_device(c_loc(device_beta), 4)
+    call expect(cudaStreamCreate(stream) == 0, 'cudaStreamCreate')
+    call expect_status(xgemv_set_stream(handle, stream), XGEMV_STATUS_SUCCESS, 'set stream')
+    call expect_status(xgemv_set_pointer_mode(handle, XGEMV_POINTER_MODE_DEVICE), &
+                       XGEMV_STATUS_SUCCESS, 'set pointer mode')
+    call expect_status(xgemv_sgemv(handle, 'N', int(m, c_int64_t), int(n, c_int64_t), &
+                                   d_alpha, d_a, int(lda, c_int64_t), d_x, one, d_beta, d_y, &
+                                   one), XGEMV_STATUS_SUCCESS, 'sgemv device scalars')
+    call expect(cudaStreamSynchronize(stream) == 0, 'cudaStreamSynchronize')
+    call from_device(c_loc(y), d_y, size(y) * 4)
+    call expect(all(y == expected), 'sgemv device scalars, stream result')
+    call expect(cudaFree(d_alpha) == 0 .and. cudaFree(d_beta) == 0, 'cudaFree')
+    call expect_status(xgemv_set_pointer_mode(handle, XGEMV_POINTER_MODE_HOST), &
+                       XGEMV_STATUS_SUCCESS, 'set pointer mode back')
+    call expect_status(xgemv_set_stream(handle, c_null_ptr), XGEMV_STATUS_SUCCESS, 'stream 0')
+    call expect(cudaStreamDestroy(stream) == 0, 'cudaStreamDestroy')
+    call expect(cudaFree(d_x) == 0, 'cudaFree')
+
+    ! sgemv 'T' and dgemv 'T'.
+    d_x = to_device(c_loc(xt), size(xt) * 4)
+    d_y = to_device(c_loc(yt), size(yt) * 4)
+    call expect_status(xgemv_sgemv(handle, 'T', int(m, c_int64_t), int(n, c_int64_t), &
+                                   c_loc(alpha), d_a, int(lda, c_int64_t), d_x, one, c_loc(zero), &
+                                   d_y, one), XGEMV_STATUS_SUCCESS, 'sgemv T')
+    call from_device(c_loc(yt), d_y, size(yt) * 4)
+    call expect(all(yt == alpha * matmul(xt, a(1:m, :))), 'sgemv T result')
+    call expect(cudaFree(d_x) == 0 .and. cudaFree(d_a) == 0, 'cudaFree')
+
+    dexpected = dalpha * matmul(dxt, da(1:m, :)) + dbeta * dyt
+    d_a = to_device(c_loc(da), size(da) * 8)
+    d_x = to_device(c_loc(dxt), size(dxt) * 8)
+    d_y = to_device(c_loc(dyt), size(dyt) * 8)
+    call expect_status(xgemv_dgemv(handle, 'C', int(m, c_int64_t), int(n, c_int64_t), &
+                                   c_loc(dalpha), d_a, int(lda, c_int64_t), d_x, one, &
+                                   c_loc(dbeta), d_y, one), XGEMV_STATUS_SUCCESS, 'dgemv C')
+    call from_device(c_loc(dyt), d_y, size(dyt) * 8)
+    call expect(all(dyt == dexpected), 'dgemv C result')
+    call expect(cudaFree(d_x) == 0 .and. cudaFree(d_a) == 0, 'cudaFree')
+
+    ! Strided batched: problem b uses A(:, :, b), x(:, b), y(:, b).
+    do b = 1, batch
+      batch_a(:, :, b) = a + b
+      batch_x(:, b) = x - b
+      batch_y(:, b) = y + b
+      batch_expected(:, b) = alpha * matmul(batch_a(1:m, :, b), batch_x(:, b)) + &
+                             beta * batch_y(:, b)
+    end do
+    d_a = to_device(c_loc(batch_a), size(batch_a) * 4)
+    d_x = to_device(c_loc(batch_x), size(batch_x) * 4)
+    d_y = to_device(c_loc(batch_y), size(batch_y) * 4)
+    call expect_status(xgemv_sgemv_strided_batched(handle, 'N', int(m, c_int64_t), &
+        int(n, c_int64_t), c_loc(alpha), d_a, int(lda, c_int64_t), int(lda * n, c_int64_t), &
+        d_x, one, int(n, c_int64_t), c_loc(beta), d_y, one, int(m, c_int64_t), &
+        int(batch, c_int64_t)), XGEMV_STATUS_SUCCESS, 'sgemv strided batched')
+    call from_device(c_loc(batch_y), d_y, size(batch_y) * 4)
+    call expect(all(batch_y == batch_expected), 'strided batched result')
+    call expect(cudaFree(d_x) == 0 .and. cudaFree(d_a) == 0, 'cudaFree')
+
+    ! hgemv on fp16 bit patterns: A all 1.0 (0x3C00), x all 2.0 (0x4000), beta 0 -> y all 6.0.
+    half_a = int(z'3C00', c_int16_t)
+    half_x = int(z'4000', c_int16_t)
+    half_y = -1_c_int16_t  ! a NaN pattern: beta == 0 must not read it
+    alpha = 1
+    d_a = to_device(c_loc(half_a), size(half_a) * 2)
+    d_x = to_device(c_loc(half_x), size(half_x) * 2)
+    d_y = to_device(c_loc(half_y), size(half_y) * 2)
+    call expect_status(xgemv_hgemv(handle, 'N', 4_c_int64_t, 3_c_int64_t, c_loc(alpha), d_a, &
+                                   4_c_int64_t, d_x, one, c_loc(zero), d_y, one), &
+                       XGEMV_STATUS_SUCCESS, 'hgemv')
+    call from_device(c_loc(half_y), d_y, size(half_y) * 2)
+    call expect(all(half_y == int(z'4600', c_int16_t)), 'hgemv result (6.0 = 0x4600)')
+    call expect(cudaFree(d_x) == 0 .and. cudaFree(d_a) == 0, 'cudaFree')
+
+    call expect_status(xgemv_destroy(handle), XGEMV_STATUS_SUCCESS, 'destroy')
+  end subroutine device_calls
+
+end program fortran_module_test
