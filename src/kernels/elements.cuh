@@ -30,17 +30,52 @@ __device__ __forceinline__ bool is_aligned16(const void *p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }
 
+// 16 bytes of T widened to the accumulator type. 16-bit pairs go through the packed
+// conversions (one instruction per pair), which keeps the conversion off the critical path.
+template <class T, class S>
+__device__ __forceinline__ void widen16(const int4 raw, S (&out)[kElemsPer16B<T>]) {
+  const unsigned words[4] = {unsigned(raw.x), unsigned(raw.y), unsigned(raw.z), unsigned(raw.w)};
+  if constexpr (std::is_same_v<T, __half>) {
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      __half2 pair;
+      memcpy(&pair, &words[w], sizeof(pair));
+      const float2 f = __half22float2(pair);
+      out[2 * w] = f.x;
+      out[2 * w + 1] = f.y;
+    }
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      __nv_bfloat162 pair;
+      memcpy(&pair, &words[w], sizeof(pair));
+      const float2 f = __bfloat1622float2(pair);
+      out[2 * w] = f.x;
+      out[2 * w + 1] = f.y;
+    }
+  } else {
+    memcpy(out, words, sizeof(words));
+  }
+}
+
+// 16 bytes of T as loaded; widened only where consumed so that loads in flight cost 4
+// registers each, whatever T is.
+template <class T>
+__device__ __forceinline__ int4 pack16(const T (&v)[kElemsPer16B<T>]) {
+  int4 raw;
+  memcpy(&raw, v, sizeof(raw));
+  return raw;
+}
+
 // A is streamed exactly once: evict-first loads keep x (reused by every output) in cache.
 template <class T>
-__device__ __forceinline__ void load16_streaming(const T *p, T (&out)[kElemsPer16B<T>]) {
-  const int4 raw = __ldcs(reinterpret_cast<const int4 *>(p));
-  memcpy(out, &raw, sizeof(raw));
+__device__ __forceinline__ int4 load16_streaming(const T *p) {
+  return __ldcs(reinterpret_cast<const int4 *>(p));
 }
 
 template <class T>
-__device__ __forceinline__ void load16_cached(const T *p, T (&out)[kElemsPer16B<T>]) {
-  const int4 raw = __ldg(reinterpret_cast<const int4 *>(p));
-  memcpy(out, &raw, sizeof(raw));
+__device__ __forceinline__ int4 load16_cached(const T *p) {
+  return __ldg(reinterpret_cast<const int4 *>(p));
 }
 
 // y := alpha*dot + beta*y with the BLAS rules: beta == 0 never reads y (NaN in y must not leak

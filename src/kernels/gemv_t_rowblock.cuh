@@ -13,59 +13,59 @@ namespace xgemv::kernels {
 inline constexpr int kRowBlockThreads = 256;
 inline constexpr int kRowBlockUnroll = 4;  // independent 16-byte loads in flight per thread
 
-// Offset of element e of a thread's chunk inside a group step. Vector path: each lane owns
-// kElems contiguous elements (one 16-byte load). Scalar path (misaligned A): lanes are
-// contiguous for every e, so each scalar load is still coalesced across the group.
-template <bool kVector, int kGroup, int kElems>
-__device__ __forceinline__ int chunk_offset(int lane, int e) {
-  return kVector ? lane * kElems + e : lane + kGroup * e;
-}
-
-template <bool kVector, int kGroup, class TA, class S>
+// dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be 16-byte
+// aligned: each lane owns kElems contiguous elements per step (one 16-byte load).
+template <int kGroup, class TA, class S>
 __device__ __forceinline__ S dot_column(const TA *column, const TA *x, int64_t incx,
                                         bool x_contiguous, int64_t k0, int64_t k1, int lane) {
   constexpr int kElems = kElemsPer16B<TA>;
   constexpr int64_t kStep = int64_t(kGroup) * kElems;
-  S acc = S(0);
-  auto load_step = [&](int64_t k, TA (&av)[kElems], TA (&xv)[kElems]) {
-    if constexpr (kVector) {
-      load16_streaming(column + k + lane * kElems, av);
-      if (x_contiguous) {
-        load16_cached(x + k + lane * kElems, xv);
-        return;
-      }
+  auto load_step = [&](int64_t k, int4 &a_raw, int4 &x_raw) {
+    a_raw = load16_streaming(column + k + lane * kElems);
+    if (x_contiguous) {
+      x_raw = load16_cached(x + k + lane * kElems);
     } else {
+      TA xs[kElems];
 #pragma unroll
-      for (int e = 0; e < kElems; ++e) av[e] = __ldcs(column + k + chunk_offset<false, kGroup, kElems>(lane, e));
+      for (int e = 0; e < kElems; ++e) xs[e] = __ldg(x + (k + lane * kElems + e) * incx);
+      x_raw = pack16(xs);
     }
+  };
+  S acc = S(0);
+  auto accumulate = [&](int4 a_raw, int4 x_raw) {
+    S a[kElems], xv[kElems];
+    widen16<TA>(a_raw, a);
+    widen16<TA>(x_raw, xv);
 #pragma unroll
-    for (int e = 0; e < kElems; ++e)
-      xv[e] = __ldg(x + (k + chunk_offset<kVector, kGroup, kElems>(lane, e)) * incx);
+    for (int e = 0; e < kElems; ++e) acc += a[e] * xv[e];
   };
   int64_t k = k0;
   for (; k + kRowBlockUnroll * kStep <= k1; k += kRowBlockUnroll * kStep) {
-    TA av[kRowBlockUnroll][kElems], xv[kRowBlockUnroll][kElems];
+    int4 a_raw[kRowBlockUnroll], x_raw[kRowBlockUnroll];
 #pragma unroll
-    for (int u = 0; u < kRowBlockUnroll; ++u) load_step(k + u * kStep, av[u], xv[u]);
+    for (int u = 0; u < kRowBlockUnroll; ++u) load_step(k + u * kStep, a_raw[u], x_raw[u]);
 #pragma unroll
-    for (int u = 0; u < kRowBlockUnroll; ++u)
-#pragma unroll
-      for (int e = 0; e < kElems; ++e) acc += to_acc(av[u][e]) * to_acc(xv[u][e]);
+    for (int u = 0; u < kRowBlockUnroll; ++u) accumulate(a_raw[u], x_raw[u]);
   }
   for (; k + kStep <= k1; k += kStep) {
-    TA av[kElems], xv[kElems];
-    load_step(k, av, xv);
-#pragma unroll
-    for (int e = 0; e < kElems; ++e) acc += to_acc(av[e]) * to_acc(xv[e]);
+    int4 a_raw, x_raw;
+    load_step(k, a_raw, x_raw);
+    accumulate(a_raw, x_raw);
   }
   if (k < k1) {  // the masked tail: fewer than one step left
 #pragma unroll
     for (int e = 0; e < kElems; ++e) {
-      const int64_t i = k + chunk_offset<kVector, kGroup, kElems>(lane, e);
+      const int64_t i = k + lane * kElems + e;
       if (i < k1) acc += to_acc(column[i]) * to_acc(x[i * incx]);
     }
   }
   return acc;
+}
+
+// Elements before p reaches a 16-byte boundary (p itself is element-aligned).
+template <class T>
+__device__ __forceinline__ int elements_to_alignment(const T *p) {
+  return int(((16u - (reinterpret_cast<uintptr_t>(p) & 15u)) & 15u) / sizeof(T));
 }
 
 template <class TA, class TY, class S, int kGroup>
@@ -83,39 +83,36 @@ __global__ void __launch_bounds__(kRowBlockThreads, 4)
   const int split = blockIdx.y;
   const int64_t k0 = split * p.split_len;
   const int64_t k1 = min(p.m, k0 + p.split_len);
-  // Vector loads need every column start 16-byte aligned: lda here, the base per batch item.
-  const bool vector_lda = (p.lda * int64_t(sizeof(TA))) % 16 == 0;
   __shared__ S block_dots[kOutputs];
 
   for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
     const TA *a = p.a_of(b);
     const TA *x = p.x_of(b, p.m);
     TY *y = p.y_of(b, p.n);
-    const bool vector_ok = vector_lda && is_aligned16(a);
-    const bool x_contiguous = p.incx == 1 && is_aligned16(x);
     S dot = S(0);
     if (alpha != S(0) && has_output) {
+      // Columns of a misaligned A (odd lda, offset base) peel their first few elements so that
+      // the rest still moves in 16-byte loads.
       const TA *column = a + j * p.lda;
-      dot = vector_ok ? dot_column<true, kGroup, TA, S>(column, x, p.incx, x_contiguous, k0, k1, lane)
-                      : dot_column<false, kGroup, TA, S>(column, x, p.incx, false, k0, k1, lane);
+      const int64_t head = min(int64_t(elements_to_alignment(column + k0)), k1 - k0);
+      for (int64_t i = k0 + lane; i < k0 + head; i += kGroup) dot += to_acc(column[i]) * to_acc(x[i * p.incx]);
+      const bool x_contiguous = p.incx == 1 && is_aligned16(x + k0 + head);
+      dot += dot_column<kGroup, TA, S>(column, x, p.incx, x_contiguous, k0 + head, k1, lane);
     }
 #pragma unroll
     for (int offset = kGroup / 2; offset > 0; offset /= 2)
       dot += __shfl_xor_sync(0xffffffffu, dot, offset, kGroup);
 
-    if (p.ksplit == 1) {
-      if (lane == 0 && has_output) store_output(y + j * p.incy, dot, alpha, beta);
-      continue;
-    }
     if (lane == 0) block_dots[slot] = dot;
     __syncthreads();
-    S total;
     const int64_t tile = b * gridDim.x + blockIdx.x;
-    if (combine_splits<kOutputs>(p.partials, p.tile_counters, tile, p.ksplit, split, block_dots,
-                                 total)) {
+    if (p.ksplit == 1 || combine_splits<kOutputs, kRowBlockThreads>(
+                             p.partials, p.tile_counters, tile, p.ksplit, split, block_dots)) {
       const int64_t jj = int64_t(blockIdx.x) * kOutputs + threadIdx.x;
-      if (threadIdx.x < kOutputs && jj < p.n) store_output(y + jj * p.incy, total, alpha, beta);
+      if (threadIdx.x < kOutputs && jj < p.n)
+        store_output(y + jj * p.incy, block_dots[threadIdx.x], alpha, beta);
     }
+    __syncthreads();  // block_dots is reused by the next batch item
   }
 }
 

@@ -48,33 +48,62 @@ struct GemvParams {
   }
 };
 
-// Split-reduction combine for one output tile of kTileOutputs values: every split block
-// publishes its partials; the last block to arrive (per-tile counter) sums them in split order,
-// which makes the result independent of scheduling, and resets the counter for the next call.
-// Returns true in the block that must write the outputs; `total` is then valid for
-// threadIdx.x < kTileOutputs. Every thread of the block must call it.
-template <int kTileOutputs, class S>
+// Sum of the partials p[s * stride] for s = first, first + step, ... < ksplit, in that order;
+// four independent loads in flight so the combine is not bound by L2 latency.
+template <class S>
+__device__ __forceinline__ S sum_splits(const S *p, int64_t stride, int first, int step, int ksplit) {
+  S total = S(0);
+  int s = first;
+  for (; s + 3 * step < ksplit; s += 4 * step) {
+    const S v0 = __ldcg(p + s * stride), v1 = __ldcg(p + (s + step) * stride);
+    const S v2 = __ldcg(p + (s + 2 * step) * stride), v3 = __ldcg(p + (s + 3 * step) * stride);
+    total += v0;
+    total += v1;
+    total += v2;
+    total += v3;
+  }
+  for (; s < ksplit; s += step) total += __ldcg(p + s * stride);
+  return total;
+}
+
+// Split-reduction combine for one output tile of kTileOutputs values. On entry `values`
+// (shared memory) holds this block's partial sums. Every split block publishes them; the last
+// block to arrive (per-tile counter) sums all splits in a fixed order, which makes the result
+// independent of scheduling, leaves the totals in `values`, resets the counter for the next
+// call and returns true. Every thread of the block must call it.
+template <int kTileOutputs, int kBlockThreads, class S>
 __device__ bool combine_splits(S *partials, unsigned *tile_counters, int64_t tile, int ksplit,
-                               int split, const S *block_values, S &total) {
+                               int split, S *values) {
+  // Short tiles let several threads share one output's splits (then summed in helper order).
+  constexpr int kHelpers = kTileOutputs >= kBlockThreads ? 1 : kBlockThreads / kTileOutputs;
   __shared__ bool is_last;
+  __shared__ S helper_sums[kHelpers > 1 ? kBlockThreads : 1];
   S *tile_partials = partials + tile * ksplit * kTileOutputs;
-  for (int t = threadIdx.x; t < kTileOutputs; t += blockDim.x)
-    tile_partials[split * kTileOutputs + t] = block_values[t];
+  for (int t = threadIdx.x; t < kTileOutputs; t += kBlockThreads)
+    tile_partials[split * kTileOutputs + t] = values[t];
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) is_last = atomicAdd(&tile_counters[tile], 1u) == unsigned(ksplit - 1);
   __syncthreads();
-  const bool last = is_last;
-  if (last) {
-    __threadfence();
+  if (!is_last) return false;
+  __threadfence();
+  if constexpr (kHelpers == 1) {
+    for (int t = threadIdx.x; t < kTileOutputs; t += kBlockThreads)
+      values[t] = sum_splits(tile_partials + t, kTileOutputs, 0, 1, ksplit);
+  } else {
+    const int output = threadIdx.x % kTileOutputs, helper = threadIdx.x / kTileOutputs;
+    helper_sums[threadIdx.x] = sum_splits(tile_partials + output, kTileOutputs, helper, kHelpers, ksplit);
+    __syncthreads();
     if (threadIdx.x < kTileOutputs) {
-      total = S(0);
-      for (int s = 0; s < ksplit; ++s) total += __ldcg(&tile_partials[s * kTileOutputs + threadIdx.x]);
+      S total = S(0);
+#pragma unroll
+      for (int h = 0; h < kHelpers; ++h) total += helper_sums[h * kTileOutputs + threadIdx.x];
+      values[threadIdx.x] = total;
     }
-    if (threadIdx.x == 0) tile_counters[tile] = 0u;
   }
-  __syncthreads();  // is_last and block_values are reused by the next batch item
-  return last;
+  if (threadIdx.x == 0) tile_counters[tile] = 0u;
+  __syncthreads();
+  return true;
 }
 
 }  // namespace xgemv::kernels
