@@ -1,0 +1,124 @@
+// Device memory for GPU tests: guard zones around every buffer, deliberate misalignment, and
+// the handles a test needs. CUDA runtime errors become exceptions (GoogleTest reports them).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <xgemv/xgemv.h>
+
+namespace xgemv_test {
+
+inline void check_cuda(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(status) + ": " +
+                             cudaGetErrorString(status));
+}
+
+// All-ones bytes: a NaN in fp64, fp32, fp16 and bf16 alike, so a kernel that uses a guard or gap
+// value shows it in its result, and one that writes there changes the bits.
+inline constexpr unsigned char kGuardByte = 0xFF;
+
+template <class T>
+T guard_value() {
+  std::array<unsigned char, sizeof(T)> bytes;
+  bytes.fill(kGuardByte);
+  return std::bit_cast<T>(bytes);
+}
+
+// `size` elements of T placed `misalignment` elements past a 256-byte boundary, between two
+// 256-byte guard zones filled with kGuardByte.
+template <class T>
+class GuardedDeviceBuffer {
+ public:
+  static constexpr size_t kGuardBytes = 256;
+
+  explicit GuardedDeviceBuffer(size_t size, size_t misalignment = 0)
+      : size_(size), data_offset_(kGuardBytes + misalignment * sizeof(T)) {
+    total_bytes_ = data_offset_ + size_ * sizeof(T) + kGuardBytes;
+    void *allocation = nullptr;
+    check_cuda(cudaMalloc(&allocation, total_bytes_), "cudaMalloc");
+    allocation_ = static_cast<unsigned char *>(allocation);
+    check_cuda(cudaMemset(allocation_, kGuardByte, total_bytes_), "cudaMemset");
+  }
+  ~GuardedDeviceBuffer() { cudaFree(allocation_); }
+  GuardedDeviceBuffer(const GuardedDeviceBuffer &) = delete;
+  GuardedDeviceBuffer &operator=(const GuardedDeviceBuffer &) = delete;
+
+  T *data() const { return reinterpret_cast<T *>(allocation_ + data_offset_); }
+  size_t size() const { return size_; }
+
+  void upload(const std::vector<T> &contents) {
+    if (contents.size() != size_) throw std::invalid_argument("upload: size mismatch");
+    check_cuda(cudaMemcpy(data(), contents.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
+               "cudaMemcpy to device");
+  }
+  std::vector<T> download() const {
+    std::vector<T> contents(size_);
+    check_cuda(cudaMemcpy(contents.data(), data(), size_ * sizeof(T), cudaMemcpyDeviceToHost),
+               "cudaMemcpy to host");
+    return contents;
+  }
+
+  // Whether every byte outside the data (guards, and the misalignment gap) still holds
+  // kGuardByte. Reads only those bytes, so it is cheap for any buffer size.
+  ::testing::AssertionResult guards_intact(const char *name) const {
+    const size_t tail_offset = data_offset_ + size_ * sizeof(T);
+    std::vector<unsigned char> head(data_offset_), tail(total_bytes_ - tail_offset);
+    check_cuda(cudaMemcpy(head.data(), allocation_, head.size(), cudaMemcpyDeviceToHost),
+               "cudaMemcpy guard");
+    check_cuda(
+        cudaMemcpy(tail.data(), allocation_ + tail_offset, tail.size(), cudaMemcpyDeviceToHost),
+        "cudaMemcpy guard");
+    for (size_t i = 0; i < head.size(); ++i)
+      if (head[i] != kGuardByte)
+        return ::testing::AssertionFailure()
+               << name << ": guard byte " << (data_offset_ - i) << " before the data overwritten";
+    for (size_t i = 0; i < tail.size(); ++i)
+      if (tail[i] != kGuardByte)
+        return ::testing::AssertionFailure()
+               << name << ": guard byte " << i << " after the data overwritten";
+    return ::testing::AssertionSuccess();
+  }
+
+ private:
+  unsigned char *allocation_ = nullptr;
+  size_t size_, data_offset_, total_bytes_ = 0;
+};
+
+// An xgemv handle and a cuBLAS handle on the current device, for the lifetime of a test suite.
+class GpuHandles {
+ public:
+  GpuHandles() {
+    const xgemv_status status = xgemv_create(&xgemv_);
+    if (status != XGEMV_STATUS_SUCCESS)
+      throw std::runtime_error(std::string("xgemv_create: ") + xgemv_status_string(status));
+    if (cublasCreate_v2(&cublas_) != CUBLAS_STATUS_SUCCESS) {
+      xgemv_destroy(xgemv_);
+      throw std::runtime_error("cublasCreate_v2 failed");
+    }
+  }
+  ~GpuHandles() {
+    cublasDestroy_v2(cublas_);
+    xgemv_destroy(xgemv_);
+  }
+  GpuHandles(const GpuHandles &) = delete;
+  GpuHandles &operator=(const GpuHandles &) = delete;
+
+  xgemv_handle xgemv() const { return xgemv_; }
+  cublasHandle_t cublas() const { return cublas_; }
+
+ private:
+  xgemv_handle xgemv_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+};
+
+}  // namespace xgemv_test
