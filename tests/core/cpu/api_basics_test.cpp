@@ -1,0 +1,95 @@
+// Status strings and argument positions, version, handle functions given NULL, and
+// xgemv_create on a machine without a CUDA device.
+#include <cstring>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <xgemv/xgemv.h>
+
+namespace {
+
+constexpr xgemv_status kAllStatuses[] = {
+    XGEMV_STATUS_SUCCESS,       XGEMV_STATUS_INVALID_TRANS,  XGEMV_STATUS_INVALID_M,
+    XGEMV_STATUS_INVALID_N,     XGEMV_STATUS_INVALID_LDA,    XGEMV_STATUS_INVALID_INCX,
+    XGEMV_STATUS_INVALID_INCY,  XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_POINTER_MODE,
+    XGEMV_STATUS_INVALID_BATCH, XGEMV_STATUS_NULL_POINTER,   XGEMV_STATUS_INVALID_POINTER,
+    XGEMV_STATUS_WRONG_DEVICE,  XGEMV_STATUS_CUDA_ERROR,     XGEMV_STATUS_INTERNAL_ERROR,
+};
+
+TEST(Status, EveryStatusHasItsOwnDescription) {
+  std::set<std::string> seen;
+  for (xgemv_status status : kAllStatuses) {
+    const char *text = xgemv_status_string(status);
+    ASSERT_NE(text, nullptr) << status;
+    EXPECT_GT(std::strlen(text), 0u) << status;
+    EXPECT_TRUE(seen.insert(text).second) << "duplicate description: " << text;
+  }
+  EXPECT_NE(xgemv_status_string(static_cast<xgemv_status>(999)), nullptr);
+  EXPECT_NE(xgemv_status_string(static_cast<xgemv_status>(-1)), nullptr);
+}
+
+TEST(Status, ArgumentErrorsNameTheirReferenceBlasPosition) {
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_TRANS), 1);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_M), 2);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_N), 3);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_LDA), 6);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_INCX), 8);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_INCY), 11);
+  for (xgemv_status status :
+       {XGEMV_STATUS_SUCCESS, XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_BATCH,
+        XGEMV_STATUS_NULL_POINTER, XGEMV_STATUS_CUDA_ERROR, static_cast<xgemv_status>(999)})
+    EXPECT_EQ(xgemv_status_argument(status), 0) << status;
+}
+
+TEST(Version, LibraryHeaderAndProjectAgree) {
+  int major = -1, minor = -1, patch = -1;
+  xgemv_version(&major, &minor, &patch);
+  EXPECT_EQ(major, XGEMV_VERSION_MAJOR);
+  EXPECT_EQ(minor, XGEMV_VERSION_MINOR);
+  EXPECT_EQ(patch, XGEMV_VERSION_PATCH);
+  const std::string from_macros = std::to_string(XGEMV_VERSION_MAJOR) + "." +
+                                  std::to_string(XGEMV_VERSION_MINOR) + "." +
+                                  std::to_string(XGEMV_VERSION_PATCH);
+  EXPECT_EQ(xgemv_version_string(), from_macros);
+  EXPECT_EQ(from_macros, XGEMV_PROJECT_VERSION) << "include/xgemv/xgemv.h vs CMake project()";
+}
+
+TEST(Handle, FunctionsGivenNullReportAnInvalidHandle) {
+  EXPECT_EQ(xgemv_destroy(nullptr), XGEMV_STATUS_SUCCESS);  // like free(NULL)
+  cudaStream_t stream = nullptr;
+  xgemv_pointer_mode mode = XGEMV_POINTER_MODE_HOST;
+  EXPECT_EQ(xgemv_set_stream(nullptr, nullptr), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_get_stream(nullptr, &stream), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_set_pointer_mode(nullptr, XGEMV_POINTER_MODE_DEVICE),
+            XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_get_pointer_mode(nullptr, &mode), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_create(nullptr), XGEMV_STATUS_NULL_POINTER);
+}
+
+bool cuda_device_visible() {
+  int devices = 0;
+  return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
+}
+
+// The last CUDA error is per thread: each check runs on a fresh thread.
+template <class F>
+void on_fresh_thread(F &&f) {
+  std::thread(std::forward<F>(f)).join();
+}
+
+TEST(Handle, CreateWithoutADeviceReportsTheCudaError) {
+  if (cuda_device_visible()) GTEST_SKIP() << "a CUDA device is visible";
+  on_fresh_thread([] {
+    EXPECT_EQ(xgemv_last_cuda_error(), cudaSuccess);
+    xgemv_handle handle = nullptr;
+    EXPECT_EQ(xgemv_create(&handle), XGEMV_STATUS_CUDA_ERROR);
+    EXPECT_EQ(handle, nullptr);
+    EXPECT_NE(xgemv_last_cuda_error(), cudaSuccess);
+  });
+  on_fresh_thread([] { EXPECT_EQ(xgemv_last_cuda_error(), cudaSuccess); });
+}
+
+}  // namespace

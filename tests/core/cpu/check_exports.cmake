@@ -1,0 +1,57 @@
+# The shared library exports exactly the functions the public header declares (all xgemv_*),
+# carries its SONAME, and does not depend on cuBLAS.
+# Usage: cmake -DLIBRARY=<libxgemv.so> -DHEADER=<xgemv.h> -DSONAME=<libxgemv.so.N>
+#              -DNM=<nm> -DOBJDUMP=<objdump> -P check_exports.cmake
+foreach(var LIBRARY HEADER SONAME NM OBJDUMP)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_exports.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
+  OUTPUT_VARIABLE nm_output COMMAND_ERROR_IS_FATAL ANY)
+string(REGEX MATCHALL "[^\n]+" nm_lines "${nm_output}")
+set(exported "")
+foreach(line IN LISTS nm_lines)
+  # "<address> <type> <name>[@version]"
+  if(line MATCHES "^[0-9a-fA-F]+ [A-Za-z] ([^@ ]+)")
+    list(APPEND exported ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+list(SORT exported)
+
+file(READ ${HEADER} header_text)
+string(REGEX MATCHALL "XGEMV_API[^(]*[ *](xgemv_[a-z0-9_]+)\\(" declarations "${header_text}")
+set(declared "")
+foreach(declaration IN LISTS declarations)
+  string(REGEX MATCH "(xgemv_[a-z0-9_]+)\\($" name "${declaration}")
+  list(APPEND declared ${CMAKE_MATCH_1})
+endforeach()
+list(SORT declared)
+
+set(unexpected ${exported})
+list(REMOVE_ITEM unexpected ${declared})
+set(missing ${declared})
+list(REMOVE_ITEM missing ${exported})
+list(LENGTH declared declared_count)
+if(declared_count LESS 19)
+  message(FATAL_ERROR "found only ${declared_count} declarations in ${HEADER}: ${declared}")
+endif()
+if(unexpected)
+  message(FATAL_ERROR "exported beyond the public header: ${unexpected}")
+endif()
+if(missing)
+  message(FATAL_ERROR "declared in the header but not exported: ${missing}")
+endif()
+
+execute_process(COMMAND ${OBJDUMP} -p ${LIBRARY}
+  OUTPUT_VARIABLE dynamic_section COMMAND_ERROR_IS_FATAL ANY)
+string(REGEX MATCHALL "NEEDED +[^\n]+" needed "${dynamic_section}")
+list(TRANSFORM needed REPLACE "NEEDED +" "")
+if(needed MATCHES "libcublas")
+  message(FATAL_ERROR "${LIBRARY} depends on cuBLAS: ${needed}")
+endif()
+if(NOT dynamic_section MATCHES "SONAME +${SONAME}\n")
+  message(FATAL_ERROR "SONAME is not ${SONAME}")
+endif()
+message(STATUS "${declared_count} xgemv_* functions exported, nothing else; SONAME ${SONAME}; needs ${needed}")

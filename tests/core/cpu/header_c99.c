@@ -1,0 +1,58 @@
+/* The public header as a C99 program sees it (built with -std=c99 -Wall -Wextra -Werror): every
+ * declaration usable, and a tiny run through the library. */
+#include <xgemv/xgemv.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+  /* Every entry point, by address: each declaration must be valid C. */
+  typedef void (*any_function)(void);
+  const any_function entry_points[] = {
+      (any_function)xgemv_create,
+      (any_function)xgemv_destroy,
+      (any_function)xgemv_set_stream,
+      (any_function)xgemv_get_stream,
+      (any_function)xgemv_set_pointer_mode,
+      (any_function)xgemv_get_pointer_mode,
+      (any_function)xgemv_status_string,
+      (any_function)xgemv_status_argument,
+      (any_function)xgemv_last_cuda_error,
+      (any_function)xgemv_version_string,
+      (any_function)xgemv_version,
+      (any_function)xgemv_sgemv,
+      (any_function)xgemv_dgemv,
+      (any_function)xgemv_hgemv,
+      (any_function)xgemv_bf16gemv,
+      (any_function)xgemv_sgemv_strided_batched,
+      (any_function)xgemv_dgemv_strided_batched,
+      (any_function)xgemv_hgemv_strided_batched,
+      (any_function)xgemv_bf16gemv_strided_batched,
+  };
+  char expected_version[32];
+  const float one = 1.0f;
+  float y = 0.0f;
+  const xgemv_half *half_data = NULL; /* the 16-bit types are opaque in C */
+  const xgemv_bfloat16 *bf16_data = NULL;
+  xgemv_handle handle = NULL;
+  xgemv_pointer_mode mode = XGEMV_POINTER_MODE_DEVICE;
+  size_t i;
+
+  for (i = 0; i < sizeof entry_points / sizeof entry_points[0]; ++i)
+    if (entry_points[i] == NULL) return 1;
+  snprintf(expected_version, sizeof expected_version, "%d.%d.%d", XGEMV_VERSION_MAJOR,
+           XGEMV_VERSION_MINOR, XGEMV_VERSION_PATCH);
+  if (strcmp(xgemv_version_string(), expected_version) != 0) return 2;
+  if (xgemv_sgemv(handle, 'X', 1, 1, &one, &y, 1, &y, 1, &one, &y, 1) != XGEMV_STATUS_INVALID_TRANS)
+    return 3;
+  if (xgemv_hgemv(handle, 'N', 1, 1, &one, half_data, 1, half_data, 0, &one, NULL, 1) !=
+      XGEMV_STATUS_INVALID_INCX)
+    return 4;
+  if (xgemv_bf16gemv(handle, 'N', 1, 1, &one, bf16_data, 1, bf16_data, 1, &one, NULL, 0) !=
+      XGEMV_STATUS_INVALID_INCY)
+    return 5;
+  if (xgemv_get_pointer_mode(handle, &mode) != XGEMV_STATUS_INVALID_HANDLE) return 6;
+  printf("C99: xgemv %s, %s\n", xgemv_version_string(),
+         xgemv_status_string(XGEMV_STATUS_INVALID_TRANS));
+  return 0;
+}

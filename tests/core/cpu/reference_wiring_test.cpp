@@ -1,0 +1,92 @@
+// The references are what they claim to be: the host reference is OpenBLAS and exact on
+// integer-valued problems (negative increments included), and the device reference is the real
+// cuBLAS, not a symbol of ours.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/cublas_reference.hpp"
+#include "support/random_data.hpp"
+#include "support/reference_blas.hpp"
+#include "support/textbook_gemv.hpp"
+#include "support/typed_tests.hpp"
+
+namespace xgemv_test {
+namespace {
+
+std::string lower_case(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+TEST(ReferenceWiring, HostReferenceIsOpenBlas) {
+  const std::string path = openblas_library_path();
+  EXPECT_NE(lower_case(path).find("openblas"), std::string::npos) << path;
+  EXPECT_EQ(path.find("xgemv"), std::string::npos) << path;
+  const std::string config = openblas_config();
+  EXPECT_EQ(config.rfind("OpenBLAS", 0), 0u) << config;
+  std::printf("host reference: %s (%s)\n", path.c_str(), config.c_str());
+}
+
+TEST(ReferenceWiring, DeviceReferenceIsCublas) {
+  const std::string path = cublas_library_path();
+  EXPECT_NE(path.find("libcublas"), std::string::npos) << path;
+  EXPECT_EQ(path.find("xgemv"), std::string::npos) << path;
+  std::printf("device reference: %s\n", path.c_str());
+}
+
+template <class T>
+class ExactHostReference : public ::testing::Test {};
+TYPED_TEST_SUITE(ExactHostReference, ElementTypes);
+
+// Small integers are exact in every element type and every partial sum stays exact, so OpenBLAS
+// must agree with the textbook loops to the last bit, and leave the gaps of strided y alone.
+TYPED_TEST(ExactHostReference, AgreesExactlyOnIntegerProblems) {
+  using T = TypeParam;
+  using S = ScalarOf<T>;
+  struct Case {
+    int64_t m, n, lda_padding, incx, incy;
+  };
+  constexpr Case kCases[] = {{1, 1, 0, 1, 1},    {3, 5, 2, 2, -1},  {7, 4, 0, -3, 2},
+                             {17, 9, 1, -1, -3}, {9, 17, 3, -2, 1}, {16, 16, 0, 1, -1}};
+  constexpr char kOps[] = {'N', 'T', 'C'};
+  constexpr double kScalars[][2] = {{2, 0}, {-1, 3}, {1, 1}, {0, -2}};
+  uint64_t index = 0;
+  for (const Case &c : kCases) {
+    for (const char op : kOps) {
+      for (const auto &[alpha, beta] : kScalars) {
+        const GemvShape s{op, c.m, c.n, c.m + c.lda_padding, c.incx, c.incy};
+        RandomSource random(case_seed(Element<T>::name, index++));
+        auto integers = [&](int64_t count) {
+          std::vector<T> values(count);
+          for (T &v : values) v = from_double<T>(static_cast<double>(random.integer(-4, 4)));
+          return values;
+        };
+        const std::vector<T> a = integers(s.matrix_extent()), x = integers(s.x_extent()),
+                             y = integers(s.y_extent());
+        SCOPED_TRACE(std::string("op ") + op + " m=" + std::to_string(s.m) +
+                     " n=" + std::to_string(s.n) + " incx=" + std::to_string(s.incx) +
+                     " incy=" + std::to_string(s.incy) + " alpha=" + std::to_string(alpha) +
+                     " beta=" + std::to_string(beta));
+        const std::vector<S> got = openblas_gemv<T>(s, static_cast<S>(alpha), a.data(), x.data(),
+                                                    static_cast<S>(beta), y.data());
+        const std::vector<double> want =
+            textbook_gemv(s, alpha, a.data(), x.data(), beta, y.data(), Identity{});
+        std::vector<double> want_storage(y.size());
+        for (size_t i = 0; i < y.size(); ++i) want_storage[i] = to_double(y[i]);
+        for (int64_t i = 0; i < s.y_length(); ++i)
+          want_storage[vector_offset(i, s.y_length(), s.incy)] = want[i];
+        for (size_t i = 0; i < y.size(); ++i)
+          EXPECT_EQ(static_cast<double>(got[i]), want_storage[i]) << "y storage offset " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xgemv_test
