@@ -1,0 +1,275 @@
+// One GEMV test case on the GPU, end to end: fresh random data with guard values in every gap,
+// the OpenBLAS and cuBLAS references, the xgemv call (twice, for bitwise repeatability), and
+// every check the BLAS contract implies. Cases on integer data are also checked exactly: there
+// the rounding bound (which grows with k) cannot hide a dropped or doubled element.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/cublas_reference.hpp"
+#include "support/device_buffer.hpp"
+#include "support/random_data.hpp"
+#include "support/reference_blas.hpp"
+#include "support/textbook_gemv.hpp"
+#include "support/xgemv_calls.hpp"
+
+namespace xgemv_test {
+
+enum class ScalarChoice { zero, one, minus_one_and_a_half, random };
+
+struct GemvCase {
+  char trans = 'N';
+  int64_t m = 1, n = 1;
+  int64_t lda_padding = 0;  // lda = max(1, m) + lda_padding
+  int64_t incx = 1, incy = 1;
+  ScalarChoice alpha = ScalarChoice::random, beta = ScalarChoice::random;
+  xgemv_pointer_mode pointer_mode = XGEMV_POINTER_MODE_HOST;
+  // Elements past a 256-byte boundary: 1 defeats every vector load width.
+  size_t a_misalignment = 0, x_misalignment = 0, y_misalignment = 0;
+  bool batched = false;  // through the strided-batched entry point
+  int64_t batch_count = 1;
+  int64_t stride_padding = 0;  // elements between consecutive problems, beyond their extent
+  // Integers in [-2, 2] and integer or half-integer scalars: every partial sum is exact in the
+  // accumulation type (for k*4*|alpha| < 2^24), so y must equal the exact result rounded to T.
+  bool integer_data = false;
+
+  GemvShape shape() const {
+    return {trans, m, n, std::max<int64_t>(1, m) + lda_padding, incx, incy};
+  }
+  BatchLayout batch_layout() const {
+    const GemvShape s = shape();
+    return {batch_count, s.matrix_extent() + stride_padding, s.x_extent() + stride_padding,
+            s.y_extent() + stride_padding};
+  }
+};
+
+inline std::string describe(const GemvCase &c) {
+  static constexpr const char *kScalarNames[] = {"0", "1", "-1.5", "random"};
+  const GemvShape s = c.shape();
+  std::ostringstream text;
+  text << "op " << c.trans << " m=" << c.m << " n=" << c.n << " lda=" << s.lda << " incx=" << c.incx
+       << " incy=" << c.incy << " alpha=" << kScalarNames[static_cast<int>(c.alpha)]
+       << " beta=" << kScalarNames[static_cast<int>(c.beta)]
+       << (c.pointer_mode == XGEMV_POINTER_MODE_DEVICE ? " device scalars" : " host scalars");
+  if (c.a_misalignment || c.x_misalignment || c.y_misalignment)
+    text << " misaligned A+" << c.a_misalignment << " x+" << c.x_misalignment << " y+"
+         << c.y_misalignment;
+  if (c.batched) text << " batch " << c.batch_count << " stride padding " << c.stride_padding;
+  if (c.integer_data) text << " integer data";
+  return text.str();
+}
+
+template <class S>
+S choose_scalar(ScalarChoice choice, bool integer, RandomSource &random) {
+  switch (choice) {
+    case ScalarChoice::zero: return S(0);
+    case ScalarChoice::one: return S(1);
+    case ScalarChoice::minus_one_and_a_half: return S(-1.5);
+    case ScalarChoice::random: break;
+  }
+  if (integer) return static_cast<S>(random.integer(2, 3) * (random.integer(0, 1) ? 1 : -1));
+  return static_cast<S>(random.nontrivial_scalar());
+}
+
+// Whether every logical y element of xgemv's result is within the worst-case rounding bound of
+// a reference: |got - want| <= 2 * ((k + 2) * u_accumulate + u_y) * magnitude, where magnitude
+// = |alpha| |op(A)| |x| + |beta| |y| and k the reduction length. Two results each within
+// (k + 2) u_accumulate of the exact value, plus one rounding to y's storage, per side.
+template <class T>
+::testing::AssertionResult within_error_bound(const char *reference, const GemvShape &s,
+                                              const BatchLayout &batch, int64_t problems,
+                                              const std::vector<T> &got,
+                                              const std::vector<double> &want,
+                                              const std::vector<double> &magnitude) {
+  const double u_accumulate = Element<ScalarOf<T>>::unit_roundoff;
+  const double u_y = Element<T>::unit_roundoff;
+  const double factor = 2 * ((s.reduction_length() + 2) * u_accumulate + u_y);
+  int64_t bad = 0;
+  std::ostringstream first_bad;
+  for (int64_t b = 0; b < problems; ++b) {
+    for_each_y_offset(s, batch, b, [&](int64_t i, int64_t offset) {
+      const double value = to_double(got[offset]);
+      const double bound = factor * magnitude[offset];
+      if (std::fabs(value - want[offset]) <= bound) return;  // false for NaN
+      if (bad++ < 5)
+        first_bad << "\n  problem " << b << " y[" << i << "] = " << value << ", " << reference
+                  << " " << want[offset] << ", |difference| " << std::fabs(value - want[offset])
+                  << " > bound " << bound;
+    });
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " elements of y beyond the error bound against "
+                                       << reference << ":" << first_bad.str();
+}
+
+// Bitwise equality of two images of a buffer, except where `skip` (if given) is true.
+template <class T>
+::testing::AssertionResult bitwise_equal(const char *what, const std::vector<T> &got,
+                                         const std::vector<T> &want,
+                                         const std::vector<bool> *skip = nullptr) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(skip && (*skip)[i]) && !same_bits(got[i], want[i]))
+      return ::testing::AssertionFailure()
+             << what << ": element " << i << " is " << to_double(got[i]) << ", expected "
+             << to_double(want[i]) << " bit for bit";
+  return ::testing::AssertionSuccess();
+}
+
+template <class T>
+void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
+  using S = ScalarOf<T>;
+  SCOPED_TRACE(describe(c) + ", seed " + std::to_string(seed));
+  RandomSource random(seed);
+  const GemvShape s = c.shape();
+  const BatchLayout batch = c.batch_layout();
+  const BatchLayout *batch_argument = c.batched ? &batch : nullptr;
+  const int64_t problems = c.batched ? c.batch_count : 1;
+  const S alpha = choose_scalar<S>(c.alpha, c.integer_data, random);
+  const S beta = choose_scalar<S>(c.beta, c.integer_data, random);
+  const auto random_element = [&] {
+    return c.integer_data ? from_double<T>(double(random.integer(-2, 2))) : random.element<T>();
+  };
+  const bool quick_return = s.m == 0 || s.n == 0 || problems == 0 || (alpha == 0 && beta == 1);
+
+  // Host images of A, x and y: random logical elements; lda padding, increment gaps and stride
+  // padding hold the guard value (NaN), so using them shows and writing them is caught.
+  std::vector<T> a(batch.a_span(s), guard_value<T>());
+  std::vector<T> x(batch.x_span(s), guard_value<T>());
+  std::vector<T> y(batch.y_span(s), guard_value<T>());
+  std::vector<bool> is_logical_y(y.size(), false);
+  for (int64_t b = 0; b < problems; ++b) {
+    for_each_matrix_offset(s, batch, b, [&](int64_t o) { a[o] = random_element(); });
+    for_each_x_offset(s, batch, b, [&](int64_t, int64_t o) { x[o] = random_element(); });
+    for_each_y_offset(s, batch, b, [&](int64_t, int64_t o) {
+      y[o] = random_element();
+      is_logical_y[o] = true;
+    });
+  }
+  GuardedDeviceBuffer<T> a_device(a.size(), c.a_misalignment);
+  GuardedDeviceBuffer<T> x_device(x.size(), c.x_misalignment);
+  GuardedDeviceBuffer<T> y_device(y.size(), c.y_misalignment);
+
+  // References, on the clean data, for the cases that compute.
+  const bool computes = !quick_return && alpha != 0;
+  std::vector<double> openblas_y(y.size()), cublas_y(y.size()), magnitude(y.size()),
+      exact_y(y.size());
+  if (computes) {
+    for (int64_t b = 0; b < problems; ++b) {
+      const T *a_b = a.data() + b * batch.stride_a, *x_b = x.data() + b * batch.stride_x,
+              *y_b = y.data() + b * batch.stride_y;
+      const std::vector<S> reference = openblas_gemv<T>(s, alpha, a_b, x_b, beta, y_b);
+      const std::vector<double> bound_terms =
+          textbook_gemv(s, std::fabs(alpha), a_b, x_b, std::fabs(beta), y_b, Magnitude{});
+      const std::vector<double> exact =
+          c.integer_data ? textbook_gemv(s, alpha, a_b, x_b, beta, y_b, Identity{})
+                         : std::vector<double>(s.y_length());
+      for_each_y_offset(s, batch, b, [&](int64_t i, int64_t o) {
+        openblas_y[o] = reference[o - b * batch.stride_y];
+        magnitude[o] = bound_terms[i];
+        exact_y[o] = exact[i];
+      });
+    }
+    a_device.upload(a);
+    x_device.upload(x);
+    y_device.upload(y);
+    cublas_gemv<T>(gpu.cublas(), s, batch_argument, alpha, a_device.data(), x_device.data(), beta,
+                   y_device.data());
+    const std::vector<T> result = y_device.download();
+    for (size_t i = 0; i < y.size(); ++i) cublas_y[i] = to_double(result[i]);
+  }
+
+  // What xgemv gets: beta == 0 must not read y, alpha == 0 must not read A and x; NaN there
+  // shows any such read in the result.
+  const std::vector<T> y_initial = y;
+  if (beta == 0)
+    for (size_t i = 0; i < y.size(); ++i)
+      if (is_logical_y[i]) y[i] = quiet_nan<T>();
+  if (alpha == 0) {
+    for (int64_t b = 0; b < problems; ++b) {
+      for_each_matrix_offset(s, batch, b, [&](int64_t o) { a[o] = quiet_nan<T>(); });
+      for_each_x_offset(s, batch, b, [&](int64_t, int64_t o) { x[o] = quiet_nan<T>(); });
+    }
+  }
+  a_device.upload(a);
+  x_device.upload(x);
+  GuardedDeviceBuffer<S> device_scalars(2);
+  device_scalars.upload({alpha, beta});
+  const bool device_mode = c.pointer_mode == XGEMV_POINTER_MODE_DEVICE;
+  const GemvOperands<T> operands{device_mode ? device_scalars.data() : &alpha, a_device.data(),
+                                 x_device.data(), device_mode ? device_scalars.data() + 1 : &beta,
+                                 y_device.data()};
+  const auto call_xgemv = [&] {
+    y_device.upload(y);
+    EXPECT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), c.pointer_mode), XGEMV_STATUS_SUCCESS);
+    EXPECT_EQ(xgemv_gemv<T>(gpu.xgemv(), s, batch_argument, operands), XGEMV_STATUS_SUCCESS);
+    check_cuda(cudaDeviceSynchronize(), "synchronize after xgemv");
+    return y_device.download();
+  };
+  const std::vector<T> result = call_xgemv();
+
+  EXPECT_TRUE(a_device.guards_intact("A"));
+  EXPECT_TRUE(x_device.guards_intact("x"));
+  EXPECT_TRUE(y_device.guards_intact("y"));
+  EXPECT_TRUE(device_scalars.guards_intact("alpha, beta"));
+  EXPECT_TRUE(bitwise_equal("A", a_device.download(), a));
+  EXPECT_TRUE(bitwise_equal("x", x_device.download(), x));
+  if (quick_return) {
+    EXPECT_TRUE(bitwise_equal("y after a quick return", result, y));
+  } else {
+    EXPECT_TRUE(bitwise_equal("y outside its elements", result, y, &is_logical_y));
+  }
+  if (!quick_return && alpha == 0) {
+    // y := beta*y exactly: one product in the scalar type, one rounding to T.
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (!is_logical_y[i]) continue;
+      const S scaled = beta * static_cast<S>(to_double(y_initial[i]));
+      EXPECT_EQ(to_double(result[i]), to_double(from_double<T>(scaled)))
+          << "alpha = 0: y storage offset " << i;
+    }
+  }
+  if (computes) {
+    EXPECT_TRUE(within_error_bound("OpenBLAS", s, batch, problems, result, openblas_y, magnitude));
+    EXPECT_TRUE(within_error_bound("cuBLAS", s, batch, problems, result, cublas_y, magnitude));
+  }
+  if (computes && c.integer_data) {
+    int64_t wrong = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (!is_logical_y[i]) continue;
+      const double want = to_double(from_double<T>(exact_y[i]));
+      if (to_double(result[i]) != want && wrong++ < 5)
+        ADD_FAILURE() << "integer data: y storage offset " << i << " is " << to_double(result[i])
+                      << ", exact result rounded to " << Element<T>::name << " is " << want;
+    }
+    EXPECT_EQ(wrong, 0) << "elements of y differ from the exact result";
+  }
+  EXPECT_TRUE(bitwise_equal("y of the same call repeated", call_xgemv(), result));
+}
+
+// Runs a table of cases with fresh data each, seeded from `label` and the case's index; stops
+// after a few failing cases so a broken kernel does not bury the report.
+template <class T>
+void run_gemv_cases(const std::vector<GemvCase> &cases, const GpuHandles &gpu,
+                    const std::string &label) {
+  constexpr int kMaxFailingCases = 8;
+  const ::testing::TestResult &result =
+      *::testing::UnitTest::GetInstance()->current_test_info()->result();
+  int failing_cases = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const int failures_before = result.total_part_count();
+    run_gemv_case<T>(cases[i], gpu, case_seed(label + Element<T>::name, i));
+    if (result.total_part_count() > failures_before) ++failing_cases;
+    if (failing_cases >= kMaxFailingCases) {
+      ADD_FAILURE() << "stopped after " << failing_cases << " failing cases of " << cases.size();
+      return;
+    }
+  }
+}
+
+}  // namespace xgemv_test
