@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The one command for the GPU machine, run from the repository root there:
+#   bash tests/gpu-suite.sh
+# Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
+# benchmark against cuBLAS, and prints a compact SUMMARY block last. Logs go to $OUT when set.
+# Exits non-zero when the build or any test failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# GoogleTest and friends come from .kit on a machine without a package registry (GUIDE.md §5).
+if [[ -f .kit/install.sh ]]; then
+  eval "$(bash .kit/install.sh)"
+fi
+
+log_dir=${OUT:-build-gpu}
+mkdir -p "$log_dir"
+generator=()
+if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+
+build_ok=1
+cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCMAKE_BUILD_TYPE=Release 2>&1 | tee "$log_dir/configure.log" &&
+  cmake --build build-gpu -j "$(nproc)" 2>&1 | tee "$log_dir/build.log" || build_ok=0
+
+ctest_ok=0
+if ((build_ok)); then
+  ctest --test-dir build-gpu --output-on-failure 2>&1 | tee "$log_dir/ctest.log" && ctest_ok=1
+fi
+
+bench=build-gpu/bench/xgemv-bench
+bench_line="not built"
+if ((build_ok)) && [[ -x $bench ]]; then
+  if "$bench" --suite anchors --quick 2>&1 | tee "$log_dir/bench.log"; then
+    bench_line="ran (log: $log_dir/bench.log)"
+  else
+    bench_line="FAILED (log: $log_dir/bench.log)"
+  fi
+fi
+
+# Counts from CTest's own closing lines: "N% tests passed, F tests failed out of T", skipped
+# tests listed as "(Skipped)" and failed ones under "The following tests FAILED:".
+ctest_log=$log_dir/ctest.log
+total=0 failed=0 skipped=0 failed_names=""
+if [[ -f $ctest_log ]] && ((build_ok)); then
+  read -r failed total < <(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$ctest_log" | tail -n 1)
+  skipped=$(grep -c '(Skipped)$' "$ctest_log")
+  failed_names=$(sed -n '/The following tests FAILED:/,$p' "$ctest_log" |
+    sed -nE 's/^[[:space:]]+[0-9]+ - (.*) \([^)]*\)$/\1/p' |
+    paste -sd ' ' -)
+fi
+: "${total:=0}" "${failed:=0}"
+
+commit=$(git rev-parse --short HEAD 2>/dev/null) || commit="unknown (no git here)"
+if [[ $commit != unknown* ]] && ! git diff --quiet HEAD 2>/dev/null; then
+  commit+=" with uncommitted changes"
+fi
+
+{
+  echo
+  echo "==================== SUMMARY ===================="
+  echo "commit : $commit"
+  echo "gpu    : $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 || echo 'nvidia-smi unavailable')"
+  if ((build_ok)); then
+    echo "ctest  : $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
+    [[ -n $failed_names ]] && echo "failed : $failed_names"
+  else
+    echo "build  : FAILED (log: $log_dir/build.log)"
+  fi
+  echo "bench  : $bench_line"
+  echo "logs   : $log_dir"
+  echo "================================================="
+} | tee "$log_dir/summary.txt"
+
+((build_ok && ctest_ok))
