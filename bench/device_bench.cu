@@ -221,9 +221,7 @@ std::string call_cublas_gemv(const Handles& h, const Problem<T>& p) {
                                                           1));
 }
 
-template <class T>
 std::string gemmex_restriction(const Case& c) {
-  if (!kIs16Bit<T>) return "one-column GemmEx rows are for fp16 and bf16 (what PyTorch calls)";
   if (c.incx != 1 || c.incy != 1) return "a one-column GEMM needs unit increments";
   return needs_int_sizes(c);
 }
@@ -232,18 +230,15 @@ std::string gemmex_restriction(const Case& c) {
 // matrix-vector product (GUIDE section 2).
 template <class T>
 std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
-  if constexpr (kIs16Bit<T>) {
-    constexpr cudaDataType type = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
-    const bool transposed = p.op == 'T';
-    const int rows = static_cast<int>(transposed ? p.n : p.m);
-    const int depth = static_cast<int>(transposed ? p.m : p.n);
-    return cublas_status_text(cublasGemmEx(
-        h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, 1, depth, &p.alpha,
-        p.a, type, static_cast<int>(p.lda), p.x, type, depth, &p.beta, p.y, type, rows,
-        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  } else {
-    return "not a 16-bit type";
-  }
+  static_assert(kIs16Bit<T>);
+  constexpr cudaDataType type = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+  const bool transposed = p.op == 'T';
+  const int rows = static_cast<int>(transposed ? p.n : p.m);
+  const int depth = static_cast<int>(transposed ? p.m : p.n);
+  return cublas_status_text(cublasGemmEx(
+      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, 1, depth, &p.alpha,
+      p.a, type, static_cast<int>(p.lda), p.x, type, depth, &p.beta, p.y, type, rows,
+      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 std::string no_restriction(const Case&) { return ""; }
@@ -256,13 +251,16 @@ struct DeviceLibrary {
   std::string (*call)(const Handles&, const Problem<T>&);  // enqueues one call; error text
 };
 
+// The libraries for element type T, in the order they run.
 template <class T>
-const std::vector<DeviceLibrary<T>>& device_libraries() {
-  static const std::vector<DeviceLibrary<T>> libraries = {
+std::vector<DeviceLibrary<T>> device_libraries() {
+  std::vector<DeviceLibrary<T>> libraries = {
       {"xgemv", xgemv_function<T>(), no_restriction, call_xgemv<T>},
       {"cublas", cublas_gemv_function<T>(), needs_int_sizes, call_cublas_gemv<T>},
-      {"cublas-gemmex", "cublasGemmEx", gemmex_restriction<T>, call_cublas_gemmex<T>},
   };
+  if constexpr (kIs16Bit<T>)
+    libraries.push_back(
+        {"cublas-gemmex", "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
   return libraries;
 }
 
@@ -271,6 +269,7 @@ const std::vector<DeviceLibrary<T>>& device_libraries() {
 struct Timing {
   double us = 0;  // median per call
   TimingPlan plan;
+  int64_t copies = 0;  // distinct copies of A the calls cycle through
   std::string error;
 };
 
@@ -407,7 +406,7 @@ class CudaDeviceBench final : public DeviceBench {
         problem.a = pool_.as<T>() + copy * copy_stride;
         return library.call(handles_, problem);
       });
-      record_timing(row, timing, layout.copies);
+      record_timing(row, timing);
       result.rows.push_back(row);
     }
     return result;
@@ -415,10 +414,9 @@ class CudaDeviceBench final : public DeviceBench {
 
   template <class T>
   std::vector<double> reference(const Case& c) {
-    const ReferenceArguments<T> arguments{c.transposed(), c.m,      c.n,
-                                          c.lda(),        c.incx,   c.incy,
-                                          c.alpha,        c.beta,   pool_.as<T>(),
-                                          x_.as<T>(),     y_initial_.as<T>(), y_ref_.as<double>()};
+    const ReferenceArguments<T> arguments{c.transposed(), c.m, c.n, c.lda(), c.incx, c.incy,
+                                          c.alpha, c.beta, pool_.as<T>(), x_.as<T>(),
+                                          y_initial_.as<T>(), y_ref_.as<double>()};
     const int64_t threads = c.y_length() * 32;
     reference_gemv<T><<<static_cast<unsigned>((threads + 255) / 256), 256, 0, handles_.stream>>>(
         arguments);
@@ -468,12 +466,12 @@ class CudaDeviceBench final : public DeviceBench {
       const cudaError_t error = cudaGetLastError();
       return error == cudaSuccess ? std::string() : std::string(cudaGetErrorString(error));
     });
-    record_timing(row, timing, layout.copies);
+    record_timing(row, timing);
     return row;
   }
 
-  static void record_timing(Measurement& row, const Timing& timing, int64_t copies) {
-    row.copies = copies;
+  static void record_timing(Measurement& row, const Timing& timing) {
+    row.copies = timing.copies;
     row.calls_per_batch = timing.plan.calls_per_batch;
     row.batches = timing.plan.batches;
     if (timing.error.empty()) row.us = timing.us;
@@ -486,7 +484,10 @@ class CudaDeviceBench final : public DeviceBench {
                     const std::function<std::string(int64_t)>& enqueue) {
     Timing timing;
     timing.plan = plan_timing(bytes_per_call, options.quick);
-    if (options.graph) timing.plan.calls_per_batch = static_cast<int>(graph_calls(timing.plan, copies));
+    if (options.graph)
+      timing.plan.calls_per_batch = static_cast<int>(graph_calls(timing.plan, copies));
+    // A graph replays the same calls, so it cycles through only as many copies as it calls.
+    timing.copies = options.graph ? std::min<int64_t>(copies, timing.plan.calls_per_batch) : copies;
     int64_t next_copy = 0;
     auto enqueue_batch = [&]() -> std::string {
       for (int call = 0; call < timing.plan.calls_per_batch; ++call) {
