@@ -27,62 +27,53 @@ int to_int(int64_t value) {
   return static_cast<int>(value);
 }
 
-void check(cublasStatus_t status, const char *call) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(call) + ": " + cublasGetStatusString(status));
-}
-
 }  // namespace
 
 template <class T>
-void cublas_gemv(cublasHandle_t handle, const GemvShape &s, const BatchLayout *batch,
-                 ScalarOf<T> alpha, const T *a, const T *x, ScalarOf<T> beta, T *y) {
-  check(cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode_v2");
+cublasStatus_t cublas_gemv(cublasHandle_t handle, const GemvShape &s, const BatchLayout *batch,
+                           ScalarOf<T> alpha, const T *a, const T *x, ScalarOf<T> beta, T *y) {
+  if (const cublasStatus_t status = cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST);
+      status != CUBLAS_STATUS_SUCCESS)
+    return status;
   const cublasOperation_t op = cublas_op(s.trans);
   const int m = to_int(s.m), n = to_int(s.n), lda = to_int(s.lda);
   const int incx = to_int(s.incx), incy = to_int(s.incy);
   if (batch == nullptr) {
     if constexpr (std::is_same_v<T, float>) {
-      check(cublasSgemv_v2(handle, op, m, n, &alpha, a, lda, x, incx, &beta, y, incy),
-            "cublasSgemv_v2");
-      return;
+      return cublasSgemv_v2(handle, op, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
     } else if constexpr (std::is_same_v<T, double>) {
-      check(cublasDgemv_v2(handle, op, m, n, &alpha, a, lda, x, incx, &beta, y, incy),
-            "cublasDgemv_v2");
-      return;
+      return cublasDgemv_v2(handle, op, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
     }
   }
   const BatchLayout one{};
   const BatchLayout &b = batch ? *batch : one;
   const int count = to_int(b.count);
   if constexpr (std::is_same_v<T, float>) {
-    check(cublasSgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
-                                    b.stride_x, &beta, y, incy, b.stride_y, count),
-          "cublasSgemvStridedBatched");
+    return cublasSgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
+                                     b.stride_x, &beta, y, incy, b.stride_y, count);
   } else if constexpr (std::is_same_v<T, double>) {
-    check(cublasDgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
-                                    b.stride_x, &beta, y, incy, b.stride_y, count),
-          "cublasDgemvStridedBatched");
+    return cublasDgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
+                                     b.stride_x, &beta, y, incy, b.stride_y, count);
   } else if constexpr (std::is_same_v<T, __half>) {
-    check(cublasHSHgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
-                                      b.stride_x, &beta, y, incy, b.stride_y, count),
-          "cublasHSHgemvStridedBatched");
+    return cublasHSHgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
+                                       b.stride_x, &beta, y, incy, b.stride_y, count);
   } else {
-    check(cublasTSTgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
-                                      b.stride_x, &beta, y, incy, b.stride_y, count),
-          "cublasTSTgemvStridedBatched");
+    return cublasTSTgemvStridedBatched(handle, op, m, n, &alpha, a, lda, b.stride_a, x, incx,
+                                       b.stride_x, &beta, y, incy, b.stride_y, count);
   }
 }
 
-template void cublas_gemv<float>(cublasHandle_t, const GemvShape &, const BatchLayout *, float,
-                                 const float *, const float *, float, float *);
-template void cublas_gemv<double>(cublasHandle_t, const GemvShape &, const BatchLayout *, double,
-                                  const double *, const double *, double, double *);
-template void cublas_gemv<__half>(cublasHandle_t, const GemvShape &, const BatchLayout *, float,
-                                  const __half *, const __half *, float, __half *);
-template void cublas_gemv<__nv_bfloat16>(cublasHandle_t, const GemvShape &, const BatchLayout *,
-                                         float, const __nv_bfloat16 *, const __nv_bfloat16 *, float,
-                                         __nv_bfloat16 *);
+template cublasStatus_t cublas_gemv<float>(cublasHandle_t, const GemvShape &, const BatchLayout *,
+                                           float, const float *, const float *, float, float *);
+template cublasStatus_t cublas_gemv<double>(cublasHandle_t, const GemvShape &, const BatchLayout *,
+                                            double, const double *, const double *, double,
+                                            double *);
+template cublasStatus_t cublas_gemv<__half>(cublasHandle_t, const GemvShape &, const BatchLayout *,
+                                            float, const __half *, const __half *, float, __half *);
+template cublasStatus_t cublas_gemv<__nv_bfloat16>(cublasHandle_t, const GemvShape &,
+                                                   const BatchLayout *, float,
+                                                   const __nv_bfloat16 *, const __nv_bfloat16 *,
+                                                   float, __nv_bfloat16 *);
 
 std::string cublas_library_path() {
   return library_defining(reinterpret_cast<const void *>(&cublasSgemv_v2));

@@ -26,18 +26,22 @@ execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${consumer_bui
     -DCMAKE_PREFIX_PATH=${prefix} -DCUDAToolkit_ROOT=${CUDA_ROOT}
     -DPKG_CONFIG_EXECUTABLE=${PKG_CONFIG_EXECUTABLE}
   COMMAND_ERROR_IS_FATAL ANY)
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${consumer_build} COMMAND_ERROR_IS_FATAL ANY)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${consumer_build} --target consumer_cmake
+  COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${consumer_build}/consumer_cmake COMMAND_ERROR_IS_FATAL ANY)
 
 if(NOT PKG_CONFIG_EXECUTABLE)
   # Reported as skipped (SKIP_REGULAR_EXPRESSION), never as passed.
-  message("SKIPPED: pkg-config not found; find_package(xgemv) consumer passed")
+  message("SKIPPED: pkg-config not found; the find_package(xgemv) consumer passed")
   return()
 endif()
 execute_process(COMMAND ${PKG_CONFIG_EXECUTABLE} --cflags --libs xgemv
   OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
 message(STATUS "pkg-config --cflags --libs xgemv: ${flags}")
-if(NOT flags MATCHES "-I${prefix}/include" OR NOT flags MATCHES "-lxgemv")
-  message(FATAL_ERROR "pkg-config flags do not point into ${prefix}: ${flags}")
+if(NOT flags MATCHES "-I${prefix}/include" OR NOT flags MATCHES "-L${prefix}/lib" OR
+   NOT flags MATCHES "-lxgemv")
+  message(FATAL_ERROR "xgemv.pc installed under ${prefix} does not point there: ${flags}")
 endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${consumer_build} --target consumer_pkgconfig
+  COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${consumer_build}/consumer_pkgconfig COMMAND_ERROR_IS_FATAL ANY)

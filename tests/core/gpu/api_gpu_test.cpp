@@ -3,8 +3,8 @@
 // CUDA graph on a user stream with device scalars.
 #include <cstdint>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -77,8 +77,7 @@ TYPED_TEST(ApiWithHandle, ArgumentErrorsTouchNothing) {
   const S one = 1;
   const GemvOperands<T> operands{&one, poisoned<const T>(), poisoned<const T>(), &one,
                                  poisoned<T>()};
-  ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST),
-            XGEMV_STATUS_SUCCESS);
+  ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
   for (const bool batched : {false, true})
     for (const ArgumentCase &c : kArgumentCases) {
       if (!is_argument_error(c) || (!batched && c.batch_count != 1)) continue;
@@ -102,12 +101,14 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
     double alpha, beta;
   };
   constexpr QuickReturn kQuickReturns[] = {
-      {"m = 0, op N", 'N', 0, 5, 1, 1.5, 0.5},  {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1.5, 0.5},
-      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1.5, 0.5}, {"n = 0, op T", 'T', 5, 0, 1, 1.5, 0.5},
-      {"batch_count = 0", 'N', 5, 5, 0, 1.5, 0.5},  {"alpha = 0, beta = 1", 'T', 5, 5, 1, 0, 1},
+      {"m = 0, op N", 'N', 0, 5, 1, 1.5, 0.5},
+      {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1.5, 0.5},
+      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1.5, 0.5},
+      {"n = 0, op T", 'T', 5, 0, 1, 1.5, 0.5},
+      {"batch_count = 0", 'N', 5, 5, 0, 1.5, 0.5},
+      {"alpha = 0, beta = 1", 'T', 5, 5, 1, 0, 1},
   };
-  ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST),
-            XGEMV_STATUS_SUCCESS);
+  ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
   for (const QuickReturn &q : kQuickReturns) {
     const S alpha = static_cast<S>(q.alpha), beta = static_cast<S>(q.beta);
     const GemvOperands<T> poisoned_data{&alpha, poisoned<const T>(), poisoned<const T>(), &beta,
@@ -168,8 +169,7 @@ TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
   }
   this->expect_device_healthy();
   EXPECT_TRUE(bitwise_equal("y", y.download(), y_initial));
-  EXPECT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST),
-            XGEMV_STATUS_SUCCESS);
+  EXPECT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
 }
 
 // The call is stream-ordered with no hidden synchronisation, allocation or copy: it can be
@@ -183,8 +183,7 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   for (std::vector<float> *v : {&a, &x, &y})
     for (float &value : *v) value = random.element<float>();
   const float alpha = 0.75f, beta = -1.25f;
-  GuardedDeviceBuffer<float> a_device(a.size()), x_device(x.size()), y_device(y.size()),
-      scalars(2);
+  GuardedDeviceBuffer<float> a_device(a.size()), x_device(x.size()), y_device(y.size()), scalars(2);
   a_device.upload(a);
   x_device.upload(x);
   y_device.upload(y);
@@ -196,10 +195,9 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   ASSERT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), XGEMV_POINTER_MODE_DEVICE), XGEMV_STATUS_SUCCESS);
   cudaGraph_t graph = nullptr;
   check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
-  const xgemv_status status =
-      xgemv_sgemv(gpu.xgemv(), shape.trans, shape.m, shape.n, scalars.data(), a_device.data(),
-                  shape.lda, x_device.data(), shape.incx, scalars.data() + 1, y_device.data(),
-                  shape.incy);
+  const xgemv_status status = xgemv_sgemv(
+      gpu.xgemv(), shape.trans, shape.m, shape.n, scalars.data(), a_device.data(), shape.lda,
+      x_device.data(), shape.incx, scalars.data() + 1, y_device.data(), shape.incy);
   const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
   ASSERT_EQ(capture, cudaSuccess) << cudaGetErrorString(capture);
@@ -209,12 +207,11 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
   const std::vector<float> result = y_device.download();
-  const std::vector<float> reference = openblas_gemv<float>(shape, alpha, a.data(), x.data(),
-                                                            beta, y.data());
+  const std::vector<float> reference =
+      openblas_gemv<float>(shape, alpha, a.data(), x.data(), beta, y.data());
   std::vector<double> want(reference.begin(), reference.end());
-  const std::vector<double> magnitude =
-      textbook_gemv(shape, std::fabs(alpha), a.data(), x.data(), std::fabs(beta), y.data(),
-                    Magnitude{});
+  const std::vector<double> magnitude = textbook_gemv(shape, std::fabs(alpha), a.data(), x.data(),
+                                                      std::fabs(beta), y.data(), Magnitude{});
   EXPECT_TRUE(within_error_bound("OpenBLAS", shape, BatchLayout{}, 1, result, want, magnitude));
 
   cudaGraphExecDestroy(executable);

@@ -20,10 +20,9 @@ constexpr ScalarChoice kScalars[] = {ScalarChoice::zero, ScalarChoice::one,
 
 // 0, 1, primes, sizes either side of the usual block sizes, tall and wide extremes.
 constexpr int64_t kEdgeShapes[][2] = {
-    {0, 0},       {0, 7},      {7, 0},      {1, 1},       {1, 257},      {257, 1},
-    {2, 3},       {13, 31},    {127, 128},  {128, 129},   {129, 127},    {255, 256},
-    {256, 257},   {257, 255},  {1023, 1025}, {1025, 1023}, {4099, 2053},  {100000, 3},
-    {3, 100000},  {100000, 1}, {1, 100000},
+    {0, 0},       {0, 7},       {7, 0},       {1, 1},      {1, 257},    {257, 1},    {2, 3},
+    {13, 31},     {127, 128},   {128, 129},   {129, 127},  {255, 256},  {256, 257},  {257, 255},
+    {1023, 1025}, {1025, 1023}, {4099, 2053}, {100000, 3}, {3, 100000}, {100000, 1}, {1, 100000},
 };
 
 // Moderate shapes, tall and wide, odd sizes, for the variations of everything but the shape.
@@ -78,10 +77,10 @@ std::vector<GemvCase> alignment_cases() {
     int64_t lda_padding;
   };
   constexpr Alignment kAlignments[] = {
-      {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0},  // each base pointer off by one element
-      {1, 1, 1, 1},                              // all of them, and lda = m + 1
-      {0, 0, 0, 2},                              // aligned, but lda breaks column alignment
-      {3, 5, 7, 64},                             // lda well beyond m
+      {1, 0, 0, 0},  {0, 1, 0, 0}, {0, 0, 1, 0},  // each base pointer off by one element
+      {1, 1, 1, 1},                               // all of them, and lda = m + 1
+      {0, 0, 0, 2},                               // aligned, but lda breaks column alignment
+      {3, 5, 7, 64},                              // lda well beyond m
   };
   std::vector<GemvCase> cases;
   for (const GemvCase &base : base_cases(kVariationShapes))
@@ -115,12 +114,23 @@ std::vector<GemvCase> batched_cases() {
           cases.push_back(c);
         }
   // Device scalars and misalignment through the batched entry point too.
-  cases.push_back({.trans = 'T', .m = 257, .n = 33, .beta = ScalarChoice::zero,
-                   .pointer_mode = XGEMV_POINTER_MODE_DEVICE, .a_misalignment = 1,
-                   .batched = true, .batch_count = 3, .stride_padding = 1});
-  cases.push_back({.trans = 'N', .m = 257, .n = 33, .alpha = ScalarChoice::zero,
-                   .pointer_mode = XGEMV_POINTER_MODE_DEVICE, .y_misalignment = 1,
-                   .batched = true, .batch_count = 7});
+  cases.push_back({.trans = 'T',
+                   .m = 257,
+                   .n = 33,
+                   .beta = ScalarChoice::zero,
+                   .pointer_mode = XGEMV_POINTER_MODE_DEVICE,
+                   .a_misalignment = 1,
+                   .batched = true,
+                   .batch_count = 3,
+                   .stride_padding = 1});
+  cases.push_back({.trans = 'N',
+                   .m = 257,
+                   .n = 33,
+                   .alpha = ScalarChoice::zero,
+                   .pointer_mode = XGEMV_POINTER_MODE_DEVICE,
+                   .y_misalignment = 1,
+                   .batched = true,
+                   .batch_count = 7});
   return cases;
 }
 
@@ -157,16 +167,26 @@ TYPED_TEST(GemvCorrectness, SplitReductionsAreRepeatableAndExact) {
 
 // Long reductions on integer data, where only an exact check can see a wrong element.
 TYPED_TEST(GemvCorrectness, LongReductionsAreExactOnIntegerData) {
-  constexpr int64_t kLongShapes[][2] = {{100000, 3}, {3, 100000}, {100000, 1}, {1, 100000},
+  constexpr int64_t kLongShapes[][2] = {{100000, 3},  {3, 100000},  {100000, 1}, {1, 100000},
                                         {4099, 2053}, {65537, 129}, {129, 65537}};
   std::vector<GemvCase> cases = base_cases(kLongShapes, kRealOps);
   // And with strides and misalignment, through both entry points.
-  cases.push_back({.trans = 'T', .m = 65537, .n = 129, .incx = -3, .incy = 2,
-                   .a_misalignment = 1});
-  cases.push_back({.trans = 'N', .m = 129, .n = 65537, .lda_padding = 1, .incx = 2, .incy = -1,
-                   .x_misalignment = 1, .y_misalignment = 1});
-  cases.push_back({.trans = 'N', .m = 33, .n = 20001, .beta = ScalarChoice::minus_one_and_a_half,
-                   .batched = true, .batch_count = 3, .stride_padding = 7});
+  cases.push_back({.trans = 'T', .m = 65537, .n = 129, .incx = -3, .incy = 2, .a_misalignment = 1});
+  cases.push_back({.trans = 'N',
+                   .m = 129,
+                   .n = 65537,
+                   .lda_padding = 1,
+                   .incx = 2,
+                   .incy = -1,
+                   .x_misalignment = 1,
+                   .y_misalignment = 1});
+  cases.push_back({.trans = 'N',
+                   .m = 33,
+                   .n = 20001,
+                   .beta = ScalarChoice::minus_one_and_a_half,
+                   .batched = true,
+                   .batch_count = 3,
+                   .stride_padding = 7});
   for (GemvCase &c : cases) c.integer_data = true;
   this->run(cases);
 }
