@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -119,6 +120,18 @@ class GpuHandles {
  private:
   xgemv_handle xgemv_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
+};
+
+// Base of test fixtures whose tests share one GpuHandles per test suite.
+class GpuHandlesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { handles_ = std::make_unique<GpuHandles>(); }
+  static void TearDownTestSuite() { handles_.reset(); }
+  void SetUp() override { ASSERT_NE(handles_, nullptr) << "creating the handles failed"; }
+  static const GpuHandles &gpu() { return *handles_; }
+
+ private:
+  static inline std::unique_ptr<GpuHandles> handles_;
 };
 
 }  // namespace xgemv_test

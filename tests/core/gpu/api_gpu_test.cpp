@@ -2,7 +2,6 @@
 // nothing (poisoned pointers would fault the device), NULL operands, and a call captured into a
 // CUDA graph on a user stream with device scalars.
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,21 +52,16 @@ TEST(Handle, KeepsStreamAndPointerMode) {
 }
 
 template <class T>
-class ApiWithHandle : public ::testing::Test {
+class ApiWithHandle : public GpuHandlesTest {
  protected:
   using S = ScalarOf<T>;
-  static void SetUpTestSuite() { gpu_ = std::make_unique<GpuHandles>(); }
-  static void TearDownTestSuite() { gpu_.reset(); }
-  static xgemv_handle handle() { return gpu_->xgemv(); }
+  static xgemv_handle handle() { return gpu().xgemv(); }
 
   // Nothing may have been launched that touched a poisoned pointer.
   static void expect_device_healthy() {
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   }
-
- private:
-  static inline std::unique_ptr<GpuHandles> gpu_;
 };
 TYPED_TEST_SUITE(ApiWithHandle, ElementTypes);
 

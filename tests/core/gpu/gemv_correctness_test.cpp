@@ -2,7 +2,6 @@
 // and block-boundary shapes, increments, scalars in both pointer modes, misaligned pointers and
 // odd lda, strided batches, and the split-reduction shapes (where bitwise repeatability bites).
 // Every case also checks guards, gaps, untouched inputs and a repeated call (gemv_case.hpp).
-#include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -135,17 +134,12 @@ std::vector<GemvCase> batched_cases() {
 }
 
 template <class T>
-class GemvCorrectness : public ::testing::Test {
+class GemvCorrectness : public GpuHandlesTest {
  protected:
-  static void SetUpTestSuite() { gpu_ = std::make_unique<GpuHandles>(); }
-  static void TearDownTestSuite() { gpu_.reset(); }
   static void run(const std::vector<GemvCase> &cases) {
-    run_gemv_cases<T>(cases, *gpu_,
+    run_gemv_cases<T>(cases, gpu(),
                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
-
- private:
-  static inline std::unique_ptr<GpuHandles> gpu_;
 };
 TYPED_TEST_SUITE(GemvCorrectness, ElementTypes);
 
