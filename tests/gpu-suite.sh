@@ -3,7 +3,8 @@
 #   bash tests/gpu-suite.sh
 # Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
 # benchmark against cuBLAS, and prints a compact SUMMARY block last. Logs go to $OUT when set.
-# Exits non-zero when the build or any test failed.
+# Exits non-zero when the build or any test failed. Where the copy has no .git, pass the commit
+# in XGEMV_COMMIT (e.g. XGEMV_COMMIT=$(git rev-parse --short HEAD) from the machine that has it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,9 +51,12 @@ if [[ -f $ctest_log ]] && ((build_ok)); then
 fi
 : "${total:=0}" "${failed:=0}"
 
-commit=$(git rev-parse --short HEAD 2>/dev/null) || commit="unknown (no git here)"
-if [[ $commit != unknown* ]] && ! git diff --quiet HEAD 2>/dev/null; then
-  commit+=" with uncommitted changes"
+if [[ -n ${XGEMV_COMMIT:-} ]]; then
+  commit=$XGEMV_COMMIT
+elif commit=$(git rev-parse --short HEAD 2>/dev/null); then
+  git diff --quiet HEAD 2>/dev/null || commit+=" with uncommitted changes"
+else
+  commit="unknown (no .git here; set XGEMV_COMMIT)"
 fi
 
 {
