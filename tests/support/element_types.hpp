@@ -45,9 +45,6 @@ template <class T>
 using ScalarOf = typename Element<T>::Scalar;
 
 template <class T>
-inline constexpr bool is_16_bit = sizeof(T) == 2;
-
-template <class T>
 double to_double(T value) {
   if constexpr (std::is_same_v<T, __half>) {
     return __half2float(value);
