@@ -45,7 +45,7 @@ void xerbla_(const char *routine, const int *info, size_t routine_length) {
 
 struct ErrorCase {
   int layout, trans, m, n, lda, incx, incy;
-  int expected;      /* CBLAS argument position (order 1, trans 2, M 3, N 4, lda 7, incX 9, incY 12) */
+  int expected;      /* CBLAS position: order 1, trans 2, M 3, N 4, lda 7, incX 9, incY 12 */
   int expected_raw;  /* what the reference passes to cblas_xerbla */
   const char *form;  /* the start of the reference's format string */
 };

@@ -1,0 +1,807 @@
+// The cuBLAS drop-in end to end, from a program that knows nothing of xgemv: it is linked against
+// the real cuBLAS and the CUDA runtime only. CTest runs it as
+//   xgemv      LD_PRELOAD=libxgemv_cublas.so, and a second executable linked with the drop-in
+//              before cuBLAS: every valid BLAS call is served by xgemv, the rest by cuBLAS;
+//   cublas     without the drop-in: the same results, no drop-in log line (real cuBLAS only);
+//   forwarded  LD_PRELOAD with XGEMV_CUBLAS_DISABLE=1: everything forwarded to cuBLAS.
+// XGEMV_CUBLAS_LOG=1 in every run; the log is read call by call (stderr captured around it).
+//
+// Valid calls are compared exactly with a host loop (small integers: exact in every type).
+// Calls that are not valid BLAS (m = -1, incx = 0, lda < m, CUBLAS_OP_CONJG, trans 7, GEMMs
+// that are not a GEMV, other compute types) are compared, status and result, with the real
+// cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
+// cuBLAS's own behaviour. Covered: {S,D}gemv_v2[_64], the six {S,D,HSH,HSS,TST,TSS} types in
+// gemvBatched / gemvStridedBatched [_64], GemmEx[_64] and Sgemm_v2[_64] of one row / column,
+// device-pointer scalars, a non-default stream (the call must wait behind work queued on it),
+// CUDA graph capture, cublasDestroy_v2. Exits 77 without a GPU.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "support/interface_test_support.h"
+
+namespace {
+
+// --- bookkeeping --------------------------------------------------------------------------------
+
+enum class Expect { xgemv, cublas, forwarded };
+Expect expected_server = Expect::xgemv;
+int failures = 0;
+int calls_checked = 0;
+
+void fail(const std::string &what) {
+  if (++failures <= 40) std::printf("FAIL %s\n", what.c_str());
+}
+
+void check_cuda(cudaError_t error, const char *what) {
+  if (error != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(error));
+}
+
+// The real cuBLAS entry point `name`, past any drop-in.
+template <class Function>
+Function real_cublas(const char *name) {
+  static void *const library = dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD);
+  return reinterpret_cast<Function>(library != nullptr ? dlsym(library, name) : nullptr);
+}
+
+// Captures stderr around one call and checks who served it, by the run's expectation.
+class ServedBy {
+ public:
+  ServedBy(const char *entry, bool valid_blas, std::string context)
+      : entry_(entry), valid_blas_(valid_blas), context_(std::move(context)) {
+    test_capture_begin(2);
+  }
+  ServedBy(const ServedBy &) = delete;
+  ServedBy &operator=(const ServedBy &) = delete;
+  ~ServedBy() {
+    const std::string log = test_capture_end();
+    ++calls_checked;
+    const std::string prefix = std::string("xgemv_cublas: ") + entry_ + " -> ";
+    std::string wanted;
+    switch (expected_server) {
+      case Expect::cublas:
+        if (log.find("xgemv_cublas:") != std::string::npos)
+          fail(context_ + ": drop-in log line without the drop-in: " + log);
+        return;
+      case Expect::forwarded: wanted = prefix + "cublas (XGEMV_CUBLAS_DISABLE"; break;
+      case Expect::xgemv: wanted = prefix + (valid_blas_ ? "xgemv (" : "cublas ("); break;
+    }
+    if (log.find(wanted) == std::string::npos)
+      fail(context_ + ": expected \"" + wanted + "\" in the log, got \"" + log + "\"");
+  }
+
+ private:
+  const char *entry_;
+  bool valid_blas_;
+  std::string context_;
+};
+
+// --- element types ------------------------------------------------------------------------------
+
+template <class T>
+double to_double(T value) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return double(__half2float(value));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return double(__bfloat162float(value));
+  } else {
+    return double(value);
+  }
+}
+
+template <class T>
+T from_double(double value) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __float2half_rn(float(value));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(float(value));
+  } else {
+    return T(value);
+  }
+}
+
+template <class T>
+bool same_value(T a, T b) {  // exact; NaN equals NaN (both untouched)
+  const double x = to_double(a), y = to_double(b);
+  return x == y || (std::isnan(x) && std::isnan(y));
+}
+
+// Exact by value (zeros of either sign): a served call against the host loop.
+template <class T>
+bool same_values(const std::vector<T> &a, const std::vector<T> &b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same_value(a[i], b[i])) return false;
+  return true;
+}
+
+// Bit for bit: a forwarded call against the real cuBLAS.
+template <class T>
+bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+uint32_t random_state = 2024;
+int small_integer() {  // in [-2, 2]
+  random_state = random_state * 1664525u + 1013904223u;
+  return int((random_state >> 16) % 5) - 2;
+}
+
+template <class T>
+std::vector<T> random_values(size_t count) {
+  std::vector<T> values(count);
+  for (T &value : values) value = from_double<T>(small_integer());
+  return values;
+}
+
+template <class T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(const std::vector<T> &host) : size_(host.size()) {
+    check_cuda(cudaMalloc(&data_, std::max<size_t>(size_, 1) * sizeof(T)), "cudaMalloc");
+    check_cuda(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
+               "cudaMemcpy to device");
+  }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  ~DeviceArray() { cudaFree(data_); }
+
+  T *get() const { return data_; }
+  std::vector<T> read() const {
+    std::vector<T> host(size_);
+    check_cuda(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost),
+               "cudaMemcpy to host");
+    return host;
+  }
+
+ private:
+  T *data_ = nullptr;
+  size_t size_;
+};
+
+// --- gemv families ------------------------------------------------------------------------------
+
+enum class Family { single, single_64, batched, batched_64, strided, strided_64 };
+const char *const kFamilyNames[] = {
+    "", "_64", "Batched", "Batched_64", "StridedBatched", "StridedBatched_64"};
+
+// The cuBLAS gemv entry points of one type triple (A/x, scalars, y), in Family order.
+template <class TA, class TY, class S>
+struct GemvEntryPoints;
+
+template <>
+struct GemvEntryPoints<float, float, float> {
+  static constexpr const char *prefix_name = "cublasSgemv";
+  static constexpr auto single = &cublasSgemv_v2;
+  static constexpr auto single_64 = &cublasSgemv_v2_64;
+  static constexpr auto batched = &cublasSgemvBatched;
+  static constexpr auto batched_64 = &cublasSgemvBatched_64;
+  static constexpr auto strided = &cublasSgemvStridedBatched;
+  static constexpr auto strided_64 = &cublasSgemvStridedBatched_64;
+};
+template <>
+struct GemvEntryPoints<double, double, double> {
+  static constexpr const char *prefix_name = "cublasDgemv";
+  static constexpr auto single = &cublasDgemv_v2;
+  static constexpr auto single_64 = &cublasDgemv_v2_64;
+  static constexpr auto batched = &cublasDgemvBatched;
+  static constexpr auto batched_64 = &cublasDgemvBatched_64;
+  static constexpr auto strided = &cublasDgemvStridedBatched;
+  static constexpr auto strided_64 = &cublasDgemvStridedBatched_64;
+};
+template <>
+struct GemvEntryPoints<__half, __half, float> {
+  static constexpr const char *prefix_name = "cublasHSHgemv";
+  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
+  static constexpr auto batched = &cublasHSHgemvBatched;
+  static constexpr auto batched_64 = &cublasHSHgemvBatched_64;
+  static constexpr auto strided = &cublasHSHgemvStridedBatched;
+  static constexpr auto strided_64 = &cublasHSHgemvStridedBatched_64;
+};
+template <>
+struct GemvEntryPoints<__half, float, float> {
+  static constexpr const char *prefix_name = "cublasHSSgemv";
+  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
+  static constexpr auto batched = &cublasHSSgemvBatched;
+  static constexpr auto batched_64 = &cublasHSSgemvBatched_64;
+  static constexpr auto strided = &cublasHSSgemvStridedBatched;
+  static constexpr auto strided_64 = &cublasHSSgemvStridedBatched_64;
+};
+template <>
+struct GemvEntryPoints<__nv_bfloat16, __nv_bfloat16, float> {
+  static constexpr const char *prefix_name = "cublasTSTgemv";
+  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
+  static constexpr auto batched = &cublasTSTgemvBatched;
+  static constexpr auto batched_64 = &cublasTSTgemvBatched_64;
+  static constexpr auto strided = &cublasTSTgemvStridedBatched;
+  static constexpr auto strided_64 = &cublasTSTgemvStridedBatched_64;
+};
+template <>
+struct GemvEntryPoints<__nv_bfloat16, float, float> {
+  static constexpr const char *prefix_name = "cublasTSSgemv";
+  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
+  static constexpr auto batched = &cublasTSSgemvBatched;
+  static constexpr auto batched_64 = &cublasTSSgemvBatched_64;
+  static constexpr auto strided = &cublasTSSgemvStridedBatched;
+  static constexpr auto strided_64 = &cublasTSSgemvStridedBatched_64;
+};
+
+// The exported name of a family's entry point ("cublasSgemv_v2", "cublasHSHgemvBatched_64").
+template <class TA, class TY, class S>
+std::string entry_name(Family family) {
+  const std::string prefix = GemvEntryPoints<TA, TY, S>::prefix_name;
+  if (family == Family::single) return prefix + "_v2";
+  if (family == Family::single_64) return prefix + "_v2_64";
+  return prefix + kFamilyNames[int(family)];
+}
+
+// Calls `function` as linked (through the drop-in when there is one) or the real cuBLAS one.
+template <class Function, class... Args>
+cublasStatus_t invoke(bool real, const std::string &name, Function function, Args... args) {
+  return real ? real_cublas<Function>(name.c_str())(args...) : function(args...);
+}
+
+template <class TA, class TY, class S>
+struct GemvProblem {
+  cublasOperation_t op;
+  int m, n, lda, incx, incy;
+  S alpha, beta;
+  int batch = 1;
+
+  bool valid_blas() const {
+    return (op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C) && m >= 0 && n >= 0 &&
+           lda >= std::max(1, m) && incx != 0 && incy != 0 && batch >= 0;
+  }
+  bool transposed() const { return op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
+  int x_length() const { return transposed() ? m : n; }
+  int y_length() const { return transposed() ? n : m; }
+  // Generous element counts per problem, also for the invalid arguments cuBLAS accepts.
+  size_t a_elements() const { return size_t(std::max(lda, 1)) * size_t(std::max({m, n, 1})); }
+  size_t vector_elements(int inc) const {
+    return size_t(std::max({m, n, 1})) * size_t(std::max(std::abs(inc), 1)) + 2;
+  }
+
+  std::string describe(Family family) const {
+    char text[160];
+    std::snprintf(text, sizeof text, "%s op=%d m=%d n=%d lda=%d incx=%d incy=%d a=%g b=%g batch=%d",
+                  entry_name<TA, TY, S>(family).c_str(), int(op), m, n, lda, incx, incy,
+                  double(alpha), double(beta), batch);
+    return text;
+  }
+};
+
+size_t vector_index(int k, int length, int inc) {
+  return inc > 0 ? size_t(k) * inc : size_t(length - 1 - k) * size_t(-inc);
+}
+
+// y of one problem after a valid call, on the host.
+template <class TA, class TY, class S>
+std::vector<TY> host_gemv(const GemvProblem<TA, TY, S> &p, const TA *a, const TA *x,
+                          std::vector<TY> y) {
+  const int rows = p.y_length(), cols = p.x_length();
+  if (p.m == 0 || p.n == 0 || (p.alpha == S(0) && p.beta == S(1))) return y;
+  for (int i = 0; i < rows; ++i) {
+    double sum = 0;
+    if (p.alpha != S(0))
+      for (int j = 0; j < cols; ++j) {
+        const size_t element =
+            p.transposed() ? size_t(j) + size_t(i) * p.lda : size_t(i) + size_t(j) * p.lda;
+        sum += to_double(a[element]) * to_double(x[vector_index(j, cols, p.incx)]);
+      }
+    TY &out = y[vector_index(i, rows, p.incy)];
+    out = from_double<TY>(double(p.alpha) * sum +
+                          (p.beta == S(0) ? 0.0 : double(p.beta) * to_double(out)));
+  }
+  return y;
+}
+
+// The batch's operands, one buffer per operand; problem b at b * stride. Pointer-array forms
+// point at the same places.
+template <class TA, class TY, class S>
+struct GemvOperands {
+  GemvOperands(const GemvProblem<TA, TY, S> &p, int batch_slots)
+      : stride_a(p.a_elements() + 5),
+        stride_x(p.vector_elements(p.incx) + 3),
+        stride_y(p.vector_elements(p.incy) + 2),
+        a(random_values<TA>(stride_a * batch_slots)),
+        x(random_values<TA>(stride_x * batch_slots)),
+        y(random_values<TY>(stride_y * batch_slots)) {
+    if (p.beta == S(0))  // NaN must not leak through beta == 0
+      for (TY &value : y) value = from_double<TY>(std::numeric_limits<double>::quiet_NaN());
+  }
+  size_t stride_a, stride_x, stride_y;
+  std::vector<TA> a, x;
+  std::vector<TY> y;
+};
+
+// Runs problem `p` through `family` on `handle`, as linked or on the real cuBLAS. Returns the
+// status and y afterwards.
+template <class TA, class TY, class S>
+cublasStatus_t run_family(Family family, bool real, cublasHandle_t handle,
+                          const GemvProblem<TA, TY, S> &p, const GemvOperands<TA, TY, S> &operands,
+                          std::vector<TY> &y_after, const S *alpha, const S *beta) {
+  using Entry = GemvEntryPoints<TA, TY, S>;
+  const std::string name = entry_name<TA, TY, S>(family);
+  const DeviceArray<TA> a(operands.a), x(operands.x);
+  const DeviceArray<TY> y(operands.y);
+  const int slots = std::max(p.batch, 1);
+  std::vector<const TA *> a_pointers, x_pointers;
+  std::vector<TY *> y_pointers;
+  for (int b = 0; b < slots; ++b) {
+    a_pointers.push_back(a.get() + b * operands.stride_a);
+    x_pointers.push_back(x.get() + b * operands.stride_x);
+    y_pointers.push_back(y.get() + b * operands.stride_y);
+  }
+  const DeviceArray<const TA *> a_array(a_pointers), x_array(x_pointers);
+  const DeviceArray<TY *> y_array(y_pointers);
+  const long long sa = operands.stride_a, sx = operands.stride_x, sy = operands.stride_y;
+  const int64_t m = p.m, n = p.n, lda = p.lda, incx = p.incx, incy = p.incy, batch = p.batch;
+
+  cublasStatus_t status = CUBLAS_STATUS_NOT_SUPPORTED;
+  switch (family) {
+    case Family::single:
+      if constexpr (!std::is_null_pointer_v<decltype(Entry::single)>)
+        status = invoke(real, name, Entry::single, handle, p.op, p.m, p.n, alpha, a.get(), p.lda,
+                        x.get(), p.incx, beta, y.get(), p.incy);
+      break;
+    case Family::single_64:
+      if constexpr (!std::is_null_pointer_v<decltype(Entry::single_64)>)
+        status = invoke(real, name, Entry::single_64, handle, p.op, m, n, alpha, a.get(), lda,
+                        x.get(), incx, beta, y.get(), incy);
+      break;
+    case Family::batched:
+      status = invoke(real, name, Entry::batched, handle, p.op, p.m, p.n, alpha, a_array.get(),
+                      p.lda, x_array.get(), p.incx, beta, y_array.get(), p.incy, p.batch);
+      break;
+    case Family::batched_64:
+      status = invoke(real, name, Entry::batched_64, handle, p.op, m, n, alpha, a_array.get(), lda,
+                      x_array.get(), incx, beta, y_array.get(), incy, batch);
+      break;
+    case Family::strided:
+      status = invoke(real, name, Entry::strided, handle, p.op, p.m, p.n, alpha, a.get(), p.lda, sa,
+                      x.get(), p.incx, sx, beta, y.get(), p.incy, sy, p.batch);
+      break;
+    case Family::strided_64:
+      status = invoke(real, name, Entry::strided_64, handle, p.op, m, n, alpha, a.get(), lda, sa,
+                      x.get(), incx, sx, beta, y.get(), incy, sy, batch);
+      break;
+  }
+  check_cuda(cudaDeviceSynchronize(), "synchronize after a gemv");
+  y_after = y.read();
+  return status;
+}
+
+// One problem through one family: valid BLAS against the host loop, the rest against the real
+// cuBLAS; and who served it.
+template <class TA, class TY, class S>
+void check_gemv(cublasHandle_t handle, Family family, const GemvProblem<TA, TY, S> &p) {
+  const bool batched = family != Family::single && family != Family::single_64;
+  const GemvOperands<TA, TY, S> operands(p, std::max(p.batch, 1));
+  std::vector<TY> y_after;
+  cublasStatus_t status;
+  {
+    const ServedBy served(entry_name<TA, TY, S>(family).c_str(), p.valid_blas(),
+                          p.describe(family));
+    status = run_family(family, false, handle, p, operands, y_after, &p.alpha, &p.beta);
+  }
+  if (p.valid_blas()) {
+    std::vector<TY> expected = operands.y;
+    for (int b = 0; b < (batched ? p.batch : 1); ++b) {
+      std::vector<TY> y_b(expected.begin() + b * operands.stride_y,
+                          expected.begin() + (b + 1) * operands.stride_y);
+      y_b = host_gemv(p, operands.a.data() + b * operands.stride_a,
+                      operands.x.data() + b * operands.stride_x, y_b);
+      std::copy(y_b.begin(), y_b.end(), expected.begin() + b * operands.stride_y);
+    }
+    if (status != CUBLAS_STATUS_SUCCESS)
+      fail(p.describe(family) + ": status " + std::to_string(status));
+    for (size_t k = 0; k < expected.size(); ++k) {
+      if (!same_value(y_after[k], expected[k])) {
+        fail(p.describe(family) + ": y[" + std::to_string(k) +
+             "] = " + std::to_string(to_double(y_after[k])) + ", expected " +
+             std::to_string(to_double(expected[k])));
+        break;
+      }
+    }
+  } else {
+    std::vector<TY> y_cublas;
+    const cublasStatus_t cublas_status =
+        run_family(family, true, handle, p, operands, y_cublas, &p.alpha, &p.beta);
+    if (status != cublas_status)
+      fail(p.describe(family) + ": status " + std::to_string(status) + ", cuBLAS gives " +
+           std::to_string(cublas_status));
+    // With incy == 0 every output lands on y[0]: cuBLAS's own result is a race then.
+    if (p.incy != 0 && !same_bits(y_after, y_cublas))
+      fail(p.describe(family) + ": y differs from cuBLAS's");
+  }
+}
+
+template <class TA, class TY, class S>
+void check_gemv_type(cublasHandle_t handle) {
+  using Problem = GemvProblem<TA, TY, S>;
+  constexpr bool has_single = !std::is_null_pointer_v<decltype(GemvEntryPoints<TA, TY, S>::single)>;
+  const cublasOperation_t ops[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+  struct Shape {
+    int m, n;
+  };
+  const Shape shapes[] = {{1, 1}, {7, 5}, {33, 24}, {3, 70}, {300, 2}};
+  struct Scalars {
+    S alpha, beta;
+  };
+  const Scalars scalars[] = {{1, 0}, {-1, 1}, {2, -1}, {0, -1}};
+  for (Family family : {Family::single, Family::single_64, Family::batched, Family::batched_64,
+                        Family::strided, Family::strided_64}) {
+    const bool batched = family != Family::single && family != Family::single_64;
+    if (!batched && !has_single) continue;
+    const int batch = batched ? 3 : 1;
+    for (cublasOperation_t op : ops)
+      for (const Shape &shape : shapes)
+        for (const Scalars &s : scalars) {
+          const int incx = (shape.m + shape.n) % 2 ? -2 : 1, incy = s.beta == S(1) ? 3 : -1;
+          check_gemv(
+              handle, family,
+              Problem{op, shape.m, shape.n, shape.m + 2, incx, incy, s.alpha, s.beta, batch});
+        }
+    // Quick returns and the calls cuBLAS accepts but Reference BLAS does not.
+    const Problem odd[] = {
+        {CUBLAS_OP_N, 0, 4, 1, 1, 1, 1, 0, batch},  // m == 0: valid, nothing touched
+        {CUBLAS_OP_T, 0, 4, 1, 1, 1, 1, 0, batch},
+        {CUBLAS_OP_N, 5, 4, 5, 1, 1, 0, 1, batch},           // alpha 0, beta 1
+        {CUBLAS_OP_N, 5, 4, 5, 1, 1, 1, 0, 0},               // batch 0 (single: batch ignored)
+        {CUBLAS_OP_N, -1, 4, 1, 1, 1, 1, 0, batch},          // cuBLAS: SUCCESS, y untouched
+        {CUBLAS_OP_T, 6, 4, 5, 1, 1, 1, 0, batch},           // lda < m: INVALID_VALUE
+        {CUBLAS_OP_N, 0, 4, 0, 1, 1, 1, 0, batch},           // lda 0, m 0
+        {CUBLAS_OP_N, 5, 4, 5, 0, 1, 1, 0, batch},           // incx 0: x[0] repeated
+        {CUBLAS_OP_T, 5, 4, 5, 1, 0, 1, 1, batch},           // incy 0
+        {CUBLAS_OP_CONJG, 5, 4, 5, 1, 1, 2, 1, batch},       // as op N
+        {cublasOperation_t(7), 5, 4, 5, 1, 1, 2, 1, batch},  // as a transpose
+    };
+    for (const Problem &p : odd) {
+      if (!batched && p.batch == 0) {
+        Problem single = p;
+        single.batch = 1;
+        check_gemv(handle, family, single);
+      } else {
+        check_gemv(handle, family, p);
+      }
+    }
+    if (batched) {
+      check_gemv(handle, family, Problem{CUBLAS_OP_N, 5, 4, 5, 1, 1, 1, 0, -1});
+      // A batch past the 65535 grid limit of one dimension: one launch must still cover it.
+      check_gemv(handle, family, Problem{CUBLAS_OP_T, 4, 3, 4, 1, 1, 1, 0, 70000});
+    }
+  }
+}
+
+// --- device-pointer scalars, a non-default stream, graph capture ------------------------------
+
+void check_device_scalars(cublasHandle_t handle) {
+  const GemvProblem<float, float, float> p{CUBLAS_OP_T, 40, 30, 41, 1, -1, 2, -1};
+  const GemvOperands<float, float, float> operands(p, 1);
+  const DeviceArray<float> scalars(std::vector<float>{p.alpha, p.beta});
+  check_cuda(cudaDeviceSynchronize(), "sync");
+  if (cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE) != CUBLAS_STATUS_SUCCESS)
+    fail("cublasSetPointerMode");
+  std::vector<float> y_after;
+  cublasStatus_t status;
+  {
+    const ServedBy served("cublasSgemv_v2", true, "device-pointer scalars");
+    status = run_family(Family::single, false, handle, p, operands, y_after, scalars.get(),
+                        scalars.get() + 1);
+  }
+  cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST);
+  const std::vector<float> expected =
+      host_gemv(p, operands.a.data(), operands.x.data(), operands.y);
+  if (status != CUBLAS_STATUS_SUCCESS || !same_values(y_after, expected))
+    fail("device-pointer scalars: wrong result");
+}
+
+// The call must be ordered on the handle's stream: queued behind a host function that holds
+// the stream, it must not have run while the stream is held.
+void check_stream(cublasHandle_t handle) {
+  cudaStream_t stream = nullptr, reader = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  check_cuda(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking), "stream");
+  const int m = 64, n = 48;
+  std::vector<float> a(m * n, 1.0f), x(n, 1.0f), y(m, -5.0f);
+  const DeviceArray<float> d_a(a), d_x(x), d_y(y);
+  const float alpha = 1, beta = 0;
+  cublasSetStream(handle, stream);
+  {  // first use of this stream: the drop-in makes its xgemv handle now, not behind the hold
+    const ServedBy served("cublasSgemv_v2", true, "non-default stream, first call");
+    cublasSgemv_v2(handle, CUBLAS_OP_N, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta, d_y.get(),
+                   1);
+  }
+  check_cuda(cudaStreamSynchronize(stream), "stream sync");
+  check_cuda(cudaMemcpy(d_y.get(), y.data(), m * sizeof(float), cudaMemcpyHostToDevice), "reset");
+  std::atomic<bool> released{false};
+  auto hold = [](void *flag) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!static_cast<std::atomic<bool> *>(flag)->load() &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  };
+  check_cuda(cudaLaunchHostFunc(stream, hold, &released), "cudaLaunchHostFunc");
+  {
+    const ServedBy served("cublasSgemv_v2", true, "non-default stream");
+    if (cublasSgemv_v2(handle, CUBLAS_OP_N, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta,
+                       d_y.get(), 1) != CUBLAS_STATUS_SUCCESS)
+      fail("non-default stream: status");
+  }
+  std::vector<float> early(m);
+  check_cuda(
+      cudaMemcpyAsync(early.data(), d_y.get(), m * sizeof(float), cudaMemcpyDeviceToHost, reader),
+      "early read");
+  check_cuda(cudaStreamSynchronize(reader), "reader sync");
+  released = true;
+  check_cuda(cudaStreamSynchronize(stream), "stream sync");
+  if (early != y) fail("non-default stream: the gemv ran before the work queued ahead of it");
+  if (d_y.read() != std::vector<float>(m, float(n))) fail("non-default stream: wrong result");
+  cublasSetStream(handle, nullptr);
+  cudaStreamDestroy(stream);
+  cudaStreamDestroy(reader);
+}
+
+// Captured on a stream the drop-in has not seen: forwarded (no handle may be created during
+// capture); on a stream it has seen: served, inside the graph. Both graphs must compute.
+void check_graph_capture(cublasHandle_t handle) {
+  const int m = 96, n = 80;
+  const std::vector<float> a(m * n, 0.5f), x(n, 2.0f);
+  const DeviceArray<float> d_a(a), d_x(x), d_y(std::vector<float>(m, 0.0f));
+  const float alpha = 1, beta = 1;
+  for (bool seen_before : {false, true}) {
+    cudaStream_t stream = nullptr;
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+    cublasSetStream(handle, stream);
+    check_cuda(cudaMemset(d_y.get(), 0, m * sizeof(float)), "memset");
+    if (seen_before) {  // one call outside capture: y = 80
+      const ServedBy served("cublasSgemv_v2", true, "before capture");
+      cublasSgemv_v2(handle, CUBLAS_OP_N, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta,
+                     d_y.get(), 1);
+    }
+    check_cuda(cudaStreamSynchronize(stream), "sync");
+    cudaGraph_t graph = nullptr;
+    check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+    {
+      // Unseen stream: no xgemv handle can be made now, cuBLAS serves it.
+      const ServedBy served("cublasSgemv_v2", seen_before,
+                            seen_before ? "capture on a known stream" : "capture on a new stream");
+      cublasSgemv_v2(handle, CUBLAS_OP_N, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta,
+                     d_y.get(), 1);
+    }
+    check_cuda(cudaStreamEndCapture(stream, &graph), "end capture");
+    cudaGraphExec_t exec = nullptr;
+    check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    for (int replay = 0; replay < 2; ++replay) check_cuda(cudaGraphLaunch(exec, stream), "launch");
+    check_cuda(cudaStreamSynchronize(stream), "sync");
+    const float expected = float(n) * (seen_before ? 3 : 2);
+    if (d_y.read() != std::vector<float>(m, expected))
+      fail(std::string("graph capture (") + (seen_before ? "known" : "new") +
+           " stream): wrong result");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cublasSetStream(handle, nullptr);
+    cudaStreamDestroy(stream);
+  }
+}
+
+// --- GEMMs of one row or one column
+// ---------------------------------------------------------------
+
+template <class TAB, class TC>
+void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_type,
+                   cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                   cublasComputeType_t compute, bool use_64) {
+  const bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+  const int lda = (ta ? k : m) + 1, ldb = (tb ? n : k) + 2, ldc = m + 3;
+  const std::vector<TAB> a = random_values<TAB>(size_t(lda) * (ta ? m : k));
+  const std::vector<TAB> b = random_values<TAB>(size_t(ldb) * (tb ? k : n));
+  const std::vector<TC> c = random_values<TC>(size_t(ldc) * n);
+  const bool fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
+  const bool gemv_shape = m == 1 || n == 1;
+  const bool served = fp32_compute && gemv_shape;
+  const float alpha = 2, beta = -1;
+  const __half alpha_h = __float2half(2.0f), beta_h = __float2half(-1.0f);
+  const void *alpha_p = fp32_compute ? static_cast<const void *>(&alpha) : &alpha_h;
+  const void *beta_p = fp32_compute ? static_cast<const void *>(&beta) : &beta_h;
+  char context[160];
+  std::snprintf(context, sizeof context,
+                "GemmEx%s types %d->%d ops %d,%d m=%d n=%d k=%d compute %d", use_64 ? "_64" : "",
+                int(ab_type), int(c_type), int(transa), int(transb), m, n, k, int(compute));
+
+  auto run = [&](bool real, std::vector<TC> &result) {
+    const DeviceArray<TAB> d_a(a), d_b(b);
+    const DeviceArray<TC> d_c(c);
+    const char *name = use_64 ? "cublasGemmEx_64" : "cublasGemmEx";
+    cublasStatus_t status;
+    if (use_64) {
+      status = invoke(real, name, &cublasGemmEx_64, handle, transa, transb, int64_t(m), int64_t(n),
+                      int64_t(k), alpha_p, static_cast<const void *>(d_a.get()), ab_type,
+                      int64_t(lda), static_cast<const void *>(d_b.get()), ab_type, int64_t(ldb),
+                      beta_p, static_cast<void *>(d_c.get()), c_type, int64_t(ldc), compute,
+                      CUBLAS_GEMM_DEFAULT);
+    } else {
+      using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                        int, int, const void *, const void *, cudaDataType, int,
+                                        const void *, cudaDataType, int, const void *, void *,
+                                        cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+      status = invoke(real, name, static_cast<GemmEx>(&cublasGemmEx), handle, transa, transb, m, n,
+                      k, alpha_p, static_cast<const void *>(d_a.get()), ab_type, lda,
+                      static_cast<const void *>(d_b.get()), ab_type, ldb, beta_p,
+                      static_cast<void *>(d_c.get()), c_type, ldc, compute, CUBLAS_GEMM_DEFAULT);
+    }
+    check_cuda(cudaDeviceSynchronize(), "sync");
+    result = d_c.read();
+    return status;
+  };
+
+  std::vector<TC> got;
+  cublasStatus_t status;
+  {
+    const ServedBy served_by(use_64 ? "cublasGemmEx_64" : "cublasGemmEx", served, context);
+    status = run(false, got);
+  }
+  if (served) {
+    std::vector<TC> expected = c;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int l = 0; l < k; ++l)
+          sum += to_double(ta ? a[l + size_t(i) * lda] : a[i + size_t(l) * lda]) *
+                 to_double(tb ? b[j + size_t(l) * ldb] : b[l + size_t(j) * ldb]);
+        TC &out = expected[i + size_t(j) * ldc];
+        out = from_double<TC>(alpha * sum + beta * to_double(out));
+      }
+    if (status != CUBLAS_STATUS_SUCCESS || !same_values(got, expected))
+      fail(std::string(context) + ": wrong result");
+  } else {
+    std::vector<TC> reference;
+    const cublasStatus_t cublas_status = run(true, reference);
+    if (status != cublas_status || !same_bits(got, reference))
+      fail(std::string(context) + ": differs from cuBLAS");
+  }
+}
+
+void check_gemms(cublasHandle_t handle) {
+  struct Shape {
+    int m, n, k;
+  };
+  const Shape shapes[] = {{1, 37, 19}, {29, 1, 23}, {1, 1, 40}, {6, 5, 7}};
+  for (cublasOperation_t transa : {CUBLAS_OP_N, CUBLAS_OP_T})
+    for (cublasOperation_t transb : {CUBLAS_OP_N, CUBLAS_OP_T})
+      for (const Shape &s : shapes)
+        for (bool use_64 : {false, true}) {
+          check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, transa, transb, s.m, s.n,
+                                        s.k, CUBLAS_COMPUTE_32F, use_64);
+          check_gemm_ex<__nv_bfloat16, __nv_bfloat16>(handle, CUDA_R_16BF, CUDA_R_16BF, transa,
+                                                      transb, s.m, s.n, s.k, CUBLAS_COMPUTE_32F,
+                                                      use_64);
+          check_gemm_ex<float, float>(handle, CUDA_R_32F, CUDA_R_32F, transa, transb, s.m, s.n, s.k,
+                                      CUBLAS_COMPUTE_32F_PEDANTIC, use_64);
+          check_gemm_ex<__half, float>(handle, CUDA_R_16F, CUDA_R_32F, transa, transb, s.m, s.n,
+                                       s.k, CUBLAS_COMPUTE_32F, use_64);
+        }
+  // fp16 compute (half scalars) is not xgemv's: forwarded.
+  check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 1, 37, 19,
+                                CUBLAS_COMPUTE_16F, false);
+
+  // Sgemm_v2 of one column, then a real GEMM (forwarded, compared with cuBLAS).
+  const int m = 50, k = 30;
+  const std::vector<float> a = random_values<float>(m * k), b = random_values<float>(k * 2);
+  const std::vector<float> c = random_values<float>(m * 2);
+  const float alpha = 1, beta = 2;
+  for (int n : {1, 2}) {
+    auto run = [&](bool real, std::vector<float> &result) {
+      const DeviceArray<float> d_a(a), d_b(b), d_c(c);
+      const cublasStatus_t status =
+          invoke(real, "cublasSgemm_v2", &cublasSgemm_v2, handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
+                 &alpha, d_a.get(), m, d_b.get(), k, &beta, d_c.get(), m);
+      check_cuda(cudaDeviceSynchronize(), "sync");
+      result = d_c.read();
+      return status;
+    };
+    std::vector<float> got, reference;
+    cublasStatus_t status;
+    {
+      const ServedBy served("cublasSgemm_v2", n == 1, "Sgemm n=" + std::to_string(n));
+      status = run(false, got);
+    }
+    if (n == 1) {
+      reference = c;
+      for (int i = 0; i < m; ++i) {
+        double sum = 0;
+        for (int l = 0; l < k; ++l) sum += double(a[i + l * m]) * double(b[l]);
+        reference[i] = float(alpha * sum + beta * double(c[i]));
+      }
+    } else if (run(true, reference) != status) {
+      fail("Sgemm n=2: status differs from cuBLAS");
+    }
+    if (n == 1 ? !same_values(got, reference) : !same_bits(got, reference))
+      fail("Sgemm n=" + std::to_string(n) + ": wrong result");
+  }
+}
+
+// Where the program's cublasSgemv_v2 comes from: the drop-in, or cuBLAS.
+std::string provider_of_sgemv() {
+  Dl_info info{};
+  void *symbol = dlsym(RTLD_DEFAULT, "cublasSgemv_v2");
+  return symbol != nullptr && dladdr(symbol, &info) != 0 && info.dli_fname != nullptr
+             ? info.dli_fname
+             : "?";
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "xgemv") {
+    expected_server = Expect::xgemv;
+  } else if (mode == "cublas") {
+    expected_server = Expect::cublas;
+  } else if (mode == "forwarded") {
+    expected_server = Expect::forwarded;
+  } else {
+    std::printf("usage: %s xgemv|cublas|forwarded\n", argv[0]);
+    return 2;
+  }
+  if (test_gpu_count() == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return TEST_SKIPPED;
+  }
+  const std::string provider = provider_of_sgemv();
+  std::printf("cublasSgemv_v2 comes from %s\n", provider.c_str());
+  const bool drop_in_loaded = provider.find("xgemv_cublas") != std::string::npos;
+  if (drop_in_loaded != (expected_server != Expect::cublas)) {
+    std::printf("FAIL: cublasSgemv_v2 from %s in mode %s\n", provider.c_str(), mode.c_str());
+    return 1;
+  }
+  if (real_cublas<void *>("cublasSgemv_v2") == nullptr) {
+    std::printf("FAIL: the real cuBLAS is not found by soname\n");
+    return 1;
+  }
+
+  cublasHandle_t handle = nullptr;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+    std::printf("FAIL: cublasCreate\n");
+    return 1;
+  }
+  check_gemv_type<float, float, float>(handle);
+  check_gemv_type<double, double, double>(handle);
+  check_gemv_type<__half, __half, float>(handle);
+  check_gemv_type<__half, float, float>(handle);
+  check_gemv_type<__nv_bfloat16, __nv_bfloat16, float>(handle);
+  check_gemv_type<__nv_bfloat16, float, float>(handle);
+  check_device_scalars(handle);
+  check_stream(handle);
+  check_graph_capture(handle);
+  check_gemms(handle);
+
+  // Destroying the cuBLAS handle releases the xgemv handles behind it.
+  test_capture_begin(2);
+  const cublasStatus_t destroyed = cublasDestroy(handle);
+  const std::string log = test_capture_end();
+  if (destroyed != CUBLAS_STATUS_SUCCESS) fail("cublasDestroy");
+  if (expected_server == Expect::xgemv &&
+      (log.find("xgemv_cublas: cublasDestroy_v2 -> cublas (released ") == std::string::npos ||
+       log.find("released 0 ") != std::string::npos))
+    fail("cublasDestroy_v2 did not release the xgemv handles: " + log);
+
+  std::printf("%s: %d call(s) checked, %d failure(s)\n", failures ? "FAILED" : "PASSED",
+              calls_checked, failures);
+  return failures ? 1 : 0;
+}

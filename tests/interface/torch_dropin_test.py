@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""PyTorch under the cuBLAS drop-in.
+
+torch.mv in fp32 / fp16 / bf16, torch.nn.functional.linear on a vector and x @ W.T computed in
+two child processes, one plain and one under LD_PRELOAD=libxgemv_cublas.so with
+XGEMV_CUBLAS_LOG=1. The results must match (exactly on small-integer data, within the type's
+rounding on random data), and the log must show xgemv serving cublasSgemv_v2 (fp32 torch.mv)
+and cublasGemmEx (the fp16 / bf16 matrix-vector products).
+
+usage: torch_dropin_test.py path/to/libxgemv_cublas.so
+Exits 77 (skipped) without torch or without a CUDA device.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIPPED = 77
+
+
+def products(torch):
+    """Every matrix-vector product checked, by name."""
+    import torch.nn.functional as F
+
+    generator = torch.Generator(device="cuda").manual_seed(7)
+    results = {}
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        name = str(dtype).replace("torch.", "")
+        for m, n in ((1, 1), (37, 53), (1024, 4096), (4096, 11)):
+            # Small integers: exact in every type and summation order.
+            w_int = torch.randint(-2, 3, (m, n), device="cuda", generator=generator).to(dtype)
+            x_int = torch.randint(-2, 3, (n,), device="cuda", generator=generator).to(dtype)
+            w = torch.randn(m, n, device="cuda", generator=generator).to(dtype)
+            x = torch.randn(n, device="cuda", generator=generator).to(dtype)
+            results[f"mv {name} {m}x{n} integers"] = torch.mv(w_int, x_int)
+            results[f"mv {name} {m}x{n}"] = torch.mv(w, x)
+            results[f"linear {name} {m}x{n}"] = F.linear(x, w)
+            results[f"x @ W.T {name} {m}x{n}"] = x.unsqueeze(0) @ w.T
+            results[f"W.T @ y {name} {m}x{n}"] = torch.mv(w.T, torch.ones(m, device="cuda",
+                                                                           dtype=dtype))
+    torch.cuda.synchronize()
+    return {key: value.float().cpu() for key, value in results.items()}
+
+
+def child(output):
+    import torch
+
+    # fp32 accumulation all the way in cuBLAS too (no fp16 / bf16 partial sums in split-K):
+    # products of small integers are then exact in both runs.
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.save(products(torch), output)
+    return 0
+
+
+def run_child(script, output, environment):
+    completed = subprocess.run([sys.executable, script, "--child", output], env=environment,
+                               capture_output=True, text=True)
+    sys.stdout.write(completed.stdout)
+    if completed.returncode != 0:
+        sys.stdout.write(completed.stderr)
+        raise RuntimeError(f"child exited with {completed.returncode}")
+    return completed.stderr
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        return child(sys.argv[2])
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    try:
+        import torch
+    except ImportError:
+        print("SKIPPED: torch is not installed")
+        return SKIPPED
+    if not torch.cuda.is_available():
+        print("SKIPPED: no CUDA device")
+        return SKIPPED
+
+    dropin = os.path.abspath(sys.argv[1])
+    script = os.path.abspath(__file__)
+    plain_environment = {k: v for k, v in os.environ.items()
+                         if k not in ("LD_PRELOAD", "XGEMV_CUBLAS_LOG", "XGEMV_CUBLAS_DISABLE")}
+    preload_environment = dict(plain_environment, LD_PRELOAD=dropin, XGEMV_CUBLAS_LOG="1")
+    with tempfile.TemporaryDirectory() as directory:
+        plain_file = os.path.join(directory, "plain.pt")
+        preload_file = os.path.join(directory, "preload.pt")
+        plain_log = run_child(script, plain_file, plain_environment)
+        log = run_child(script, preload_file, preload_environment)
+        plain, preloaded = torch.load(plain_file), torch.load(preload_file)
+
+    failures = []
+    if "xgemv_cublas:" in plain_log:
+        failures.append("the plain run shows the drop-in's log")
+    tolerance = {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
+    for key, expected in plain.items():
+        got = preloaded[key]
+        if "integers" in key:
+            ok = torch.equal(got, expected)
+        else:
+            dtype = key.split()[-2]
+            scale = expected.abs().max().item() + 1e-30
+            ok = (got - expected).abs().max().item() <= tolerance[dtype] * scale * 4
+        if not ok:
+            failures.append(f"{key}: max difference {(got - expected).abs().max().item()}")
+
+    served = {line.split(" -> ")[0].split(": ", 1)[1] for line in log.splitlines()
+              if line.startswith("xgemv_cublas:") and " -> xgemv (" in line}
+    print("served by xgemv:", ", ".join(sorted(served)) or "nothing")
+    for entry in ("cublasSgemv_v2", "cublasGemmEx"):
+        if entry not in served:
+            failures.append(f"the log shows no {entry} served by xgemv")
+
+    for failure in failures:
+        print("FAIL", failure)
+    print(f"{'FAILED' if failures else 'PASSED'}: {len(plain)} products compared, "
+          f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
