@@ -87,6 +87,7 @@ std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& 
     auto [it, inserted] = comparison_of_case.emplace(row.case_index, comparisons.size());
     if (inserted) comparisons.push_back({row.c});
     Comparison& comparison = comparisons[it->second];
+    if (row.library == "xgemv") comparison.xgemv_status = row.status;
     if (!row.gbps) continue;
     if (row.library == kCeiling) {
       comparison.ceiling_gbps = row.gbps;
@@ -103,7 +104,7 @@ std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& 
   // A case with only a ceiling row (e.g. --lib openblas) compares nothing.
   comparisons.erase(std::remove_if(comparisons.begin(), comparisons.end(),
                                    [](const Comparison& c) {
-                                     return !c.xgemv_gbps && !c.cublas_gbps;
+                                     return c.xgemv_status.empty() && !c.cublas_gbps;
                                    }),
                     comparisons.end());
   return comparisons;
@@ -112,7 +113,11 @@ std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& 
 Verdict make_verdict(const std::vector<Comparison>& comparisons) {
   Verdict verdict;
   for (const Comparison& comparison : comparisons) {
-    if (comparison.speedup && (!verdict.worst_speedup || *comparison.speedup < *verdict.worst_speedup)) {
+    const std::string& status = comparison.xgemv_status;
+    if (status == "check failed" || status.rfind("error", 0) == 0)
+      verdict.xgemv_failures.push_back(comparison.c.label() + " (" + status + ")");
+    if (comparison.speedup &&
+        (!verdict.worst_speedup || *comparison.speedup < *verdict.worst_speedup)) {
       verdict.worst_speedup = comparison.speedup;
       verdict.worst_case = comparison.c.label();
     }
@@ -134,12 +139,20 @@ std::string format_verdict(const Verdict& verdict) {
   text += verdict.worst_speedup ? speedup_text(verdict.worst_speedup) + " (" + verdict.worst_case + ")"
                                 : std::string("n/a");
   text += "; matrices >= 256 MiB at >= 80% of ceiling: ";
-  if (verdict.large_matrices == 0) return text + "none in this run";
-  text += verdict.large_on_target == verdict.large_matrices ? "yes" : "NO";
-  text += " (" + std::to_string(verdict.large_on_target) + "/" +
-          std::to_string(verdict.large_matrices) + ")";
-  for (size_t i = 0; i < verdict.large_misses.size(); ++i)
-    text += (i == 0 ? " below: " : ", ") + verdict.large_misses[i];
+  if (verdict.large_matrices == 0) {
+    text += "none in this run";
+  } else {
+    text += verdict.large_on_target == verdict.large_matrices ? "yes" : "NO";
+    text += " (" + std::to_string(verdict.large_on_target) + "/" +
+            std::to_string(verdict.large_matrices) + ")";
+    for (size_t i = 0; i < verdict.large_misses.size(); ++i)
+      text += (i == 0 ? " below: " : ", ") + verdict.large_misses[i];
+  }
+  for (size_t i = 0; i < verdict.xgemv_failures.size(); ++i)
+    text += (i == 0 ? "; xgemv FAILED on " + std::to_string(verdict.xgemv_failures.size()) +
+                          " case(s): "
+                    : ", ") +
+            verdict.xgemv_failures[i];
   return text;
 }
 

@@ -60,6 +60,7 @@ struct Comparison {
   Case c;
   std::optional<double> xgemv_us, xgemv_gbps, cublas_gbps, ceiling_gbps, pct_ceiling, speedup;
   std::string cublas_function;
+  std::string xgemv_status;  // empty without an xgemv row
 };
 std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& rows);
 
@@ -72,6 +73,7 @@ struct Verdict {
   int large_matrices = 0;  // A >= 256 MiB
   int large_on_target = 0;  // ... whose xgemv reached 80% of the ceiling
   std::vector<std::string> large_misses;
+  std::vector<std::string> xgemv_failures;  // check failed or error
 };
 Verdict make_verdict(const std::vector<Comparison>& comparisons);
 std::string format_verdict(const Verdict& verdict);

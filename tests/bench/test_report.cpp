@@ -109,6 +109,20 @@ TEST(Verdict, SaysYesWhenEveryLargeMatrixReachesTheTarget) {
   EXPECT_NE(line.find(": yes (1/1)"), std::string::npos) << line;
 }
 
+TEST(Verdict, NamesTheCasesWhereXgemvFailed) {
+  std::vector<Measurement> rows = sample_rows();
+  rows[1].status = "check failed";
+  rows[1].us.reset();
+  derive_metrics(rows);
+  const std::vector<Comparison> comparisons = compare_xgemv_to_cublas(rows);
+  ASSERT_EQ(comparisons.size(), 2u);
+  EXPECT_FALSE(comparisons[0].xgemv_gbps);
+  const std::string line = format_verdict(make_verdict(comparisons));
+  EXPECT_NE(line.find("; xgemv FAILED on 1 case(s): fp16 T 4096x4096 sq4k (check failed)"),
+            std::string::npos)
+      << line;
+}
+
 TEST(Summary, GeometricMeansPerSuiteDtypeAndLibrary) {
   const std::vector<SummaryRow> summary = summarize(sample_rows());
   ASSERT_EQ(summary.size(), 4u);  // xgemv, cublas, cublas-gemmex, openblas
