@@ -1,8 +1,6 @@
 // The four element types xgemv serves, as one traits table the tests are templated over.
 #pragma once
 
-#include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
