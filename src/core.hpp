@@ -42,7 +42,7 @@ struct GemvCall {
   TY *const *y_array = nullptr;
 };
 
-// Checks (handle, then BLAS arguments, then batch), quick return, optional pointer checks,
+// Checks (BLAS arguments, then batch count, then handle), quick return, optional pointer checks,
 // dispatch and launch on the handle's stream. Never throws; never synchronises.
 // Instantiated for <float,float,float>, <double,double,double>, <__half,__half,float>,
 // <__nv_bfloat16,__nv_bfloat16,float>, <__half,float,float>, <__nv_bfloat16,float,float>.
