@@ -200,24 +200,26 @@ class StagingArea {
   void *buffer_ = nullptr;
 };
 
-// Runs the call through the core, staging host arrays. Returns why it could not, or nullptr.
+// Why a GPU run failed (nullptr: it did not), and whether y may have been written by then.
+struct GpuFailure {
+  const char *reason = nullptr;
+  bool y_touched = false;
+};
+
+GpuFailure refused(const char *reason) {
+  cudaGetLastError();  // our CUDA error is not the caller's
+  return {reason, false};
+}
+
+// Runs the call through the core, staging host arrays.
 template <class T>
-const char *run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
+GpuFailure run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
   int device = where.device();
-  if (device < 0 && cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return "no usable GPU";
-  }
+  if (device < 0 && cudaGetDevice(&device) != cudaSuccess) return refused("no usable GPU");
   const DeviceScope scope(device);
-  if (!scope.ok()) {
-    cudaGetLastError();
-    return "cannot make the arrays' device current";
-  }
+  if (!scope.ok()) return refused("cannot make the arrays' device current");
   const xgemv_handle handle = thread_handles.on(device);
-  if (handle == nullptr) {
-    cudaGetLastError();
-    return "cannot create an xgemv handle";
-  }
+  if (handle == nullptr) return refused("cannot create an xgemv handle");
 
   const bool transposed = is_transposed(call.trans);
   const int64_t x_length = transposed ? call.m : call.n, y_length = transposed ? call.n : call.m;
@@ -233,10 +235,7 @@ const char *run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
   const int y_index =
       stage_y ? staging.add(vector_block(call.y, y_length, call.incy), call.beta != T(0), true)
               : -1;
-  if (!staging.allocate_and_copy_in()) {
-    cudaGetLastError();
-    return "cannot stage the host arrays on the GPU";
-  }
+  if (!staging.allocate_and_copy_in()) return refused("cannot stage the host arrays on the GPU");
 
   GemvCall<T, T, T> gemv;
   gemv.trans = call.trans;
@@ -250,15 +249,14 @@ const char *run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
   gemv.beta = &call.beta;
   gemv.y = stage_y ? staging.device<T>(y_index) : call.y;
   gemv.incy = stage_y ? (call.incy > 0 ? 1 : -1) : call.incy;
-  if (const xgemv_status status = xgemv::gemv(handle, gemv); status != XGEMV_STATUS_SUCCESS) {
-    cudaGetLastError();
-    return xgemv_status_string(status);
-  }
+  // A failed launch runs nothing.
+  if (const xgemv_status status = xgemv::gemv(handle, gemv); status != XGEMV_STATUS_SUCCESS)
+    return refused(xgemv_status_string(status));
   if (!staging.copy_out() || cudaStreamSynchronize(nullptr) != cudaSuccess) {
     cudaGetLastError();
-    return "the GPU reported an error";
+    return {"the GPU reported an error", true};
   }
-  return nullptr;
+  return {};
 }
 
 // Hands the call to the next BLAS; false if there is none.
@@ -289,14 +287,14 @@ void run_gemv(const BlasGemv<T> &call) noexcept {
   const bool host_only = !where.any_on_gpu();
   if (host_only && !host_arrays_to_gpu() && run_on_next_blas(call, "host arrays")) return;
 
-  const char *gpu_failure = run_on_gpu(call, where);
-  if (gpu_failure == nullptr) {
+  const GpuFailure failure = run_on_gpu(call, where);
+  if (failure.reason == nullptr) {
     log_call(call.entry, "xgemv", where.gpu_route());
     return;
   }
   // Host arrays can still go to the CPU (XGEMV_BLAS_HOST=gpu on a machine without a GPU).
-  if (host_only && run_on_next_blas(call, gpu_failure)) return;
-  std::fprintf(stderr, "xgemv_blas: %s: y not computed: %s\n", call.entry, gpu_failure);
+  if (host_only && !failure.y_touched && run_on_next_blas(call, failure.reason)) return;
+  std::fprintf(stderr, "xgemv_blas: %s: y not computed: %s\n", call.entry, failure.reason);
 }
 
 template void run_gemv(const BlasGemv<float> &) noexcept;
