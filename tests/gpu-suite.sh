@@ -15,13 +15,13 @@ fi
 
 log_dir=${OUT:-build-gpu}
 mkdir -p "$log_dir"
-generator=()
-if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+generator=() keep_going=(-- -k)
+if command -v ninja >/dev/null; then generator=(-G Ninja) keep_going=(-- -k 0); fi
 
 build_ok=1
 cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_BUILD_TYPE=Release 2>&1 | tee "$log_dir/configure.log" &&
-  cmake --build build-gpu -j "$(nproc)" -- -k 0 2>&1 | tee "$log_dir/build.log" || build_ok=0
+  cmake --build build-gpu -j "$(nproc)" "${keep_going[@]}" 2>&1 | tee "$log_dir/build.log" || build_ok=0
 
 ctest_ok=0
 if ((build_ok)); then
