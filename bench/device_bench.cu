@@ -82,7 +82,8 @@ __global__ void reference_gemv(ReferenceArguments<T> p) {
     sum += to_double(p.a[row + column * p.lda]) *
            to_double(p.x[element_offset(k, x_length, p.incx)]);
   }
-  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane != 0) return;
   double y = p.alpha * sum;
   if (p.beta != 0) y += p.beta * to_double(p.y0[element_offset(out, y_length, p.incy)]);
@@ -285,7 +286,8 @@ class CudaDeviceBench final : public DeviceBench {
                "cudaStreamCreate");
     check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
     check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
-    if (const xgemv_status status = xgemv_create(&handles_.xgemv); status != XGEMV_STATUS_SUCCESS)
+    if (const xgemv_status status = xgemv_create(&handles_.xgemv);
+        status != XGEMV_STATUS_SUCCESS)
       throw std::runtime_error(std::string("xgemv_create: ") + xgemv_status_string(status));
     xgemv_set_stream(handles_.xgemv, handles_.stream);
     if (cublasCreate(&handles_.cublas) != CUBLAS_STATUS_SUCCESS)
@@ -312,7 +314,8 @@ class CudaDeviceBench final : public DeviceBench {
     int sm_khz = 0, memory_khz = 0, driver = 0, runtime = 0;
     cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, ordinal_);
     cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, ordinal_);
-    info.sm_clock_max_mhz = nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
+    info.sm_clock_max_mhz =
+        nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
     info.mem_clock_max_mhz =
         nvml_->max_memory_clock_mhz() ? nvml_->max_memory_clock_mhz() : memory_khz / 1000;
     cudaDriverGetVersion(&driver);
@@ -358,7 +361,8 @@ class CudaDeviceBench final : public DeviceBench {
   template <class T>
   void fill(T* data, int64_t count, uint64_t seed) {
     const int blocks = static_cast<int>(
-        std::clamp<int64_t>((count + 255) / 256, 1, int64_t{properties_.multiProcessorCount} * 32));
+        std::clamp<int64_t>((count + 255) / 256, 1,
+                            int64_t{properties_.multiProcessorCount} * 32));
     fill_random<T><<<blocks, 256, 0, handles_.stream>>>(data, count, seed);
     check_cuda(cudaGetLastError(), "fill_random");
   }
@@ -453,14 +457,17 @@ class CudaDeviceBench final : public DeviceBench {
     return gather_vector(values.data(), c.y_length(), c.incy);
   }
 
-  Measurement measure_ceiling(const Case& c, const RotationLayout& layout, const Options& options) {
+  Measurement measure_ceiling(const Case& c, const RotationLayout& layout,
+                              const Options& options) {
     Measurement row{0, c, kCeiling, "stream_read", options.graph ? "graph" : "stream"};
     const int64_t vectors = ceiling_bytes(c) / 16;
-    const int blocks = static_cast<int>(std::clamp<int64_t>(
-        (vectors + kStreamThreads * kStreamLoadsInFlight - 1) / (kStreamThreads * kStreamLoadsInFlight),
-        1, int64_t{properties_.multiProcessorCount} * kStreamBlocksPerSm));
+    constexpr int64_t kVectorsPerBlockStep = kStreamThreads * kStreamLoadsInFlight;
+    const int blocks = static_cast<int>(
+        std::clamp<int64_t>((vectors + kVectorsPerBlockStep - 1) / kVectorsPerBlockStep, 1,
+                            int64_t{properties_.multiProcessorCount} * kStreamBlocksPerSm));
     const Timing timing = time_calls(c.bytes(), layout.copies, options, [&](int64_t copy) {
-      const auto* data = reinterpret_cast<const uint4*>(pool_.as<char>() + copy * layout.copy_stride_bytes);
+      const auto* data =
+          reinterpret_cast<const uint4*>(pool_.as<char>() + copy * layout.copy_stride_bytes);
       stream_read<<<blocks, kStreamThreads, 0, handles_.stream>>>(data, vectors,
                                                                   sink_.as<unsigned>());
       const cudaError_t error = cudaGetLastError();
@@ -487,7 +494,8 @@ class CudaDeviceBench final : public DeviceBench {
     if (options.graph)
       timing.plan.calls_per_batch = static_cast<int>(graph_calls(timing.plan, copies));
     // A graph replays the same calls, so it cycles through only as many copies as it calls.
-    timing.copies = options.graph ? std::min<int64_t>(copies, timing.plan.calls_per_batch) : copies;
+    timing.copies =
+        options.graph ? std::min<int64_t>(copies, timing.plan.calls_per_batch) : copies;
     int64_t next_copy = 0;
     auto enqueue_batch = [&]() -> std::string {
       for (int call = 0; call < timing.plan.calls_per_batch; ++call) {

@@ -51,13 +51,17 @@ CommandLine::CommandLine()
   app_.add_option("--incy", options_.incy, "Increment of y (may be negative)")->check(nonzero);
   app_.add_option("--alpha", options_.alpha, "alpha");
   app_.add_option("--beta", options_.beta, "beta (0: y is poisoned with NaN before each check)");
-  app_.add_flag("--quick", options_.quick, "Fewer batches and calls per batch (still >= 15 batches)");
+  app_.add_flag("--quick", options_.quick,
+                "Fewer batches and calls per batch (still >= 15 batches)");
   app_.add_flag("--graph", options_.graph, "Time CUDA-graph replays of the back-to-back calls");
   app_.add_flag("--list", options_.list, "Print the cases and exit");
-  app_.add_option("-o,--out-dir", options_.out_dir, "Folder for results.csv, results.json, summary.md")
+  app_.add_option("-o,--out-dir", options_.out_dir,
+                  "Folder for results.csv, results.json, summary.md")
       ->capture_default_str();
-  app_.add_option("--device", options_.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
-  app_.add_option("--commit", options_.commit, "Project commit to record (default: git, else unknown)");
+  app_.add_option("--device", options_.device, "CUDA device ordinal")
+      ->check(CLI::NonNegativeNumber);
+  app_.add_option("--commit", options_.commit,
+                  "Project commit to record (default: git, else unknown)");
 }
 
 Options CommandLine::parse(int argc, const char* const* argv) {

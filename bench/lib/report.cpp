@@ -136,8 +136,9 @@ Verdict make_verdict(const std::vector<Comparison>& comparisons) {
 
 std::string format_verdict(const Verdict& verdict) {
   std::string text = "verdict: worst speed-up vs cuBLAS ";
-  text += verdict.worst_speedup ? speedup_text(verdict.worst_speedup) + " (" + verdict.worst_case + ")"
-                                : std::string("n/a");
+  text += verdict.worst_speedup
+              ? speedup_text(verdict.worst_speedup) + " (" + verdict.worst_case + ")"
+              : std::string("n/a");
   text += "; matrices >= 256 MiB at >= 80% of ceiling: ";
   if (verdict.large_matrices == 0) {
     text += "none in this run";
@@ -165,7 +166,8 @@ std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows) {
   for (const Measurement& row : rows) {
     if (row.library == kCeiling || !row.us) continue;
     auto group = std::find_if(groups.begin(), groups.end(), [&](const Samples& g) {
-      return g.row.suite == row.c.suite && g.row.dtype == row.c.dtype && g.row.library == row.library;
+      return g.row.suite == row.c.suite && g.row.dtype == row.c.dtype &&
+             g.row.library == row.library;
     });
     if (group == groups.end()) {
       groups.push_back({{row.c.suite, row.c.dtype, row.library}});

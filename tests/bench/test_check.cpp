@@ -98,7 +98,8 @@ TEST(HostReference, OpTWithScalarsAndNegativeIncrements) {
   const double x[] = {1, 3};
   const double y0[] = {10, 0, 20, 0, 30};
   // op(A) x = [1 4; 2 5; 3 6] [3; 1] = [7; 11; 15]
-  EXPECT_EQ(host_reference_gemv(c, kA, x, y0), (std::vector<double>{2 * 7 - 10, 2 * 11 - 20, 2 * 15 - 30}));
+  EXPECT_EQ(host_reference_gemv(c, kA, x, y0),
+            (std::vector<double>{2 * 7 - 10, 2 * 11 - 20, 2 * 15 - 30}));
 }
 
 TEST(HostReference, FloatOperandsAreWidenedToDouble) {

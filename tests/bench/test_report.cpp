@@ -1,7 +1,9 @@
 // Derived metrics, summaries and the writers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "lib/report.hpp"
@@ -159,7 +161,10 @@ TEST(Csv, HeaderThenOneLinePerRowWithMissingValuesEmpty) {
   std::vector<std::string> body;
   while (std::getline(lines, line)) body.push_back(line);
   ASSERT_EQ(body.size(), 10u);
-  EXPECT_EQ(body[1].rfind("anchors,sq4k,fp16,T,4096,4096,4096,1,1,1,0,33570816,xgemv,xgemv_function,stream,ok,", 0), 0u)
+  EXPECT_EQ(body[1].rfind("anchors,sq4k,fp16,T,4096,4096,4096,1,1,1,0,33570816,xgemv,"
+                          "xgemv_function,stream,ok,",
+                          0),
+            0u)
       << body[1];
   EXPECT_NE(body[1].find(",12.500,"), std::string::npos);
   EXPECT_NE(body[1].find(",80.0,1.280,NVIDIA H200,0,1980,0,\"580.65, CUDA 13.0\",13.0,abc123,"),
@@ -174,7 +179,8 @@ TEST(Csv, TheTritonScriptWritesTheSameColumns) {
   for (const std::string& column : csv_columns()) joined += (joined.empty() ? "" : ",") + column;
   std::ifstream script(XGEMV_BENCH_DIR "/triton/seed_gemv.py");
   ASSERT_TRUE(script);
-  const std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  const std::string text((std::istreambuf_iterator<char>(script)),
+                         std::istreambuf_iterator<char>());
   EXPECT_NE(text.find('"' + joined + '"'), std::string::npos)
       << "seed_gemv.py must declare COLUMNS = \"" << joined << "\".split(\",\")";
 }
@@ -209,7 +215,8 @@ TEST(Markdown, RunTableSummaryPerSuiteTablesAndVerdict) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("## anchors"), std::string::npos);
-  EXPECT_NE(text.find("| fp16 | T | 4096x4096 | sq4k | 12.50 | 2686 | 2098 | cublas-gemmex_function | 3357 | 80.0 | 1.28x |"),
+  EXPECT_NE(text.find("| fp16 | T | 4096x4096 | sq4k | 12.50 | 2686 | 2098 | "
+                      "cublas-gemmex_function | 3357 | 80.0 | 1.28x |"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("verdict: "), std::string::npos);

@@ -1,6 +1,7 @@
 // The shape suites and the expansion of a command line into cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -159,8 +160,9 @@ TEST(BuildCases, AllRunsEverySuiteOnce) {
   std::set<std::string> suites;
   for (const Case& c : cases) suites.insert(c.suite);
   EXPECT_EQ(suites, (std::set<std::string>{"llm", "square", "skinny", "small", "anchors"}));
-  EXPECT_EQ(std::count_if(cases.begin(), cases.end(), [](const Case& c) { return c.suite == "llm"; }),
-            75);
+  EXPECT_EQ(
+      std::count_if(cases.begin(), cases.end(), [](const Case& c) { return c.suite == "llm"; }),
+      75);
 }
 
 TEST(BuildCases, RejectsABadRegex) {
