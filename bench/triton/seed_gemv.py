@@ -175,7 +175,7 @@ def print_summary(rows):
     """Geometric-mean speed-up over cuBLAS and share of the ceiling per suite and dtype."""
     groups = {}
     for row in rows:
-        if row["speedup_vs_cublas"] and row["pct_ceiling"]:
+        if row.get("speedup_vs_cublas") and row.get("pct_ceiling"):
             groups.setdefault((row["suite"], row["dtype"]), []).append(row)
     print("\ntriton-seed: suite dtype cases speed-up-vs-cuBLAS(geo-mean) %-of-ceiling(geo-mean)")
     for (suite, dtype), group in groups.items():

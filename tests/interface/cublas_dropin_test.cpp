@@ -62,8 +62,8 @@ Function real_cublas(const char *name) {
 // Captures stderr around one call and checks who served it, by the run's expectation.
 class ServedBy {
  public:
-  ServedBy(const char *entry, bool valid_blas, std::string context)
-      : entry_(entry), valid_blas_(valid_blas), context_(std::move(context)) {
+  ServedBy(std::string entry, bool valid_blas, std::string context)
+      : entry_(std::move(entry)), valid_blas_(valid_blas), context_(std::move(context)) {
     test_capture_begin(2);
   }
   ServedBy(const ServedBy &) = delete;
@@ -86,7 +86,7 @@ class ServedBy {
   }
 
  private:
-  const char *entry_;
+  std::string entry_;  // owned: callers pass names built on the fly (e.g. the _64 forms)
   bool valid_blas_;
   std::string context_;
 };
