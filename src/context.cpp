@@ -28,10 +28,15 @@ xgemv_status xgemv_create(xgemv_handle *handle) {
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&context->tile_counters),
                        xgemv::kTileCounters * sizeof(unsigned));
+  // The counters must be zero before any stream uses them. A private stream keeps the wait to
+  // this one memset instead of the whole device (other streams may be busy or capturing).
+  cudaStream_t zeroing = nullptr;
+  if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
-    error = cudaMemset(context->tile_counters, 0, xgemv::kTileCounters * sizeof(unsigned));
-  // The zeroing must be complete before any stream (also a non-blocking one) uses the counters.
-  if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    error = cudaMemsetAsync(context->tile_counters, 0, xgemv::kTileCounters * sizeof(unsigned),
+                            zeroing);
+  if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
+  if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {
     cudaFree(context->partials);
     cudaFree(context->tile_counters);
@@ -46,12 +51,11 @@ xgemv_status xgemv_create(xgemv_handle *handle) {
 
 xgemv_status xgemv_destroy(xgemv_handle handle) {
   if (handle == nullptr) return XGEMV_STATUS_SUCCESS;
-  // Work still queued on the handle's stream may use the workspace.
-  cudaError_t error = cudaStreamSynchronize(handle->stream);
-  const cudaError_t free_partials = cudaFree(handle->partials);
+  // cudaFree waits for the device, so work still queued that uses the workspace finishes first;
+  // the handle's stream is not touched (the caller may have destroyed it already).
+  cudaError_t error = cudaFree(handle->partials);
   const cudaError_t free_counters = cudaFree(handle->tile_counters);
   delete handle;
-  if (error == cudaSuccess) error = free_partials;
   if (error == cudaSuccess) error = free_counters;
   return error == cudaSuccess ? XGEMV_STATUS_SUCCESS : cuda_failure(error);
 }

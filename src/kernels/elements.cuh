@@ -78,6 +78,28 @@ __device__ __forceinline__ int4 load16_cached(const T *p) {
   return __ldg(reinterpret_cast<const int4 *>(p));
 }
 
+// Word q + i of the 8 words w0..w7, q in [0, 4): a select chain, not an indexed (local) array.
+__device__ __forceinline__ unsigned word_at(const unsigned (&w)[8], int q, int i) {
+  return q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+}
+
+// 16 bytes from a cached address that is element- but not 16-byte aligned: the two aligned
+// blocks that hold them, funnel-shifted. Reads only blocks that hold requested bytes.
+template <class T>
+__device__ __forceinline__ int4 load16_cached_unaligned(const T *p) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  const int4 *block = reinterpret_cast<const int4 *>(address & ~uintptr_t(15));
+  const int4 lo = __ldg(block), hi = __ldg(block + 1);
+  const unsigned w[8] = {unsigned(lo.x), unsigned(lo.y), unsigned(lo.z), unsigned(lo.w),
+                         unsigned(hi.x), unsigned(hi.y), unsigned(hi.z), unsigned(hi.w)};
+  const int q = int(address & 15u) / 4;
+  const unsigned bits = unsigned(address & 3u) * 8u;
+  unsigned out[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(word_at(w, q, i), word_at(w, q, i + 1), bits);
+  return make_int4(int(out[0]), int(out[1]), int(out[2]), int(out[3]));
+}
+
 // y := alpha*dot + beta*y with the BLAS rules: beta == 0 never reads y (NaN in y must not leak
 // through); alpha == 0 is y := beta*y exactly (dot is not even computed then).
 template <class TY, class S>

@@ -13,17 +13,23 @@ namespace xgemv::kernels {
 inline constexpr int kRowBlockThreads = 256;
 inline constexpr int kRowBlockUnroll = 4;  // independent 16-byte loads in flight per thread
 
+// How x is read: 16-byte loads when contiguous and aligned like the column, realigned 16-byte
+// loads when contiguous but shifted against it (odd lda), element loads when strided.
+enum class XAccess { kAligned, kShifted, kStrided };
+
 // dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be 16-byte
 // aligned: each lane owns kElems contiguous elements per step (one 16-byte load).
 template <int kGroup, class TA, class S>
 __device__ __forceinline__ S dot_column(const TA *column, const TA *x, int64_t incx,
-                                        bool x_contiguous, int64_t k0, int64_t k1, int lane) {
+                                        XAccess x_access, int64_t k0, int64_t k1, int lane) {
   constexpr int kElems = kElemsPer16B<TA>;
   constexpr int64_t kStep = int64_t(kGroup) * kElems;
   auto load_step = [&](int64_t k, int4 &a_raw, int4 &x_raw) {
     a_raw = load16_streaming(column + k + lane * kElems);
-    if (x_contiguous) {
+    if (x_access == XAccess::kAligned) {
       x_raw = load16_cached(x + k + lane * kElems);
+    } else if (x_access == XAccess::kShifted) {
+      x_raw = load16_cached_unaligned(x + k + lane * kElems);
     } else {
       TA xs[kElems];
 #pragma unroll
@@ -39,20 +45,23 @@ __device__ __forceinline__ S dot_column(const TA *column, const TA *x, int64_t i
 #pragma unroll
     for (int e = 0; e < kElems; ++e) acc += a[e] * xv[e];
   };
+  // A shifted x load reads into the aligned block past its 16 bytes: stop the vector steps one
+  // block early so that block still holds elements below k1.
+  const int64_t vector_end = x_access == XAccess::kShifted ? k1 - kElems : k1;
   int64_t k = k0;
-  for (; k + kRowBlockUnroll * kStep <= k1; k += kRowBlockUnroll * kStep) {
+  for (; k + kRowBlockUnroll * kStep <= vector_end; k += kRowBlockUnroll * kStep) {
     int4 a_raw[kRowBlockUnroll], x_raw[kRowBlockUnroll];
 #pragma unroll
     for (int u = 0; u < kRowBlockUnroll; ++u) load_step(k + u * kStep, a_raw[u], x_raw[u]);
 #pragma unroll
     for (int u = 0; u < kRowBlockUnroll; ++u) accumulate(a_raw[u], x_raw[u]);
   }
-  for (; k + kStep <= k1; k += kStep) {
+  for (; k + kStep <= vector_end; k += kStep) {
     int4 a_raw, x_raw;
     load_step(k, a_raw, x_raw);
     accumulate(a_raw, x_raw);
   }
-  if (k < k1) {  // the masked tail: fewer than one step left
+  for (; k < k1; k += kStep) {  // the masked tail: at most one step (two when x is shifted)
 #pragma unroll
     for (int e = 0; e < kElems; ++e) {
       const int64_t i = k + lane * kElems + e;
@@ -96,8 +105,10 @@ __global__ void __launch_bounds__(kRowBlockThreads, 4)
       const TA *column = a + j * p.lda;
       const int64_t head = min(int64_t(elements_to_alignment(column + k0)), k1 - k0);
       for (int64_t i = k0 + lane; i < k0 + head; i += kGroup) dot += to_acc(column[i]) * to_acc(x[i * p.incx]);
-      const bool x_contiguous = p.incx == 1 && is_aligned16(x + k0 + head);
-      dot += dot_column<kGroup, TA, S>(column, x, p.incx, x_contiguous, k0 + head, k1, lane);
+      const XAccess x_access = p.incx != 1 ? XAccess::kStrided
+                               : is_aligned16(x + k0 + head) ? XAccess::kAligned
+                                                              : XAccess::kShifted;
+      dot += dot_column<kGroup, TA, S>(column, x, p.incx, x_access, k0 + head, k1, lane);
     }
 #pragma unroll
     for (int offset = kGroup / 2; offset > 0; offset /= 2)
