@@ -385,7 +385,7 @@ class CudaDeviceBench final : public DeviceBench {
                        x_.as<T>(), c.incx, static_cast<Scalar<T>>(c.beta), y_.as<T>(), c.incy};
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {
       if (!options.wants_library(library.name)) continue;
-      Measurement row{0, c, library.name, library.function, options.graph ? "graph" : "stream"};
+      Measurement row(c, library.name, library.function, options.graph ? "graph" : "stream");
       if (const std::string why = library.restriction(c); !why.empty()) {
         row.status = "skipped: " + why;
         result.rows.push_back(row);
@@ -459,7 +459,7 @@ class CudaDeviceBench final : public DeviceBench {
 
   Measurement measure_ceiling(const Case& c, const RotationLayout& layout,
                               const Options& options) {
-    Measurement row{0, c, kCeiling, "stream_read", options.graph ? "graph" : "stream"};
+    Measurement row(c, kCeiling, "stream_read", options.graph ? "graph" : "stream");
     const int64_t vectors = ceiling_bytes(c) / 16;
     constexpr int64_t kVectorsPerBlockStep = kStreamThreads * kStreamLoadsInFlight;
     const int blocks = static_cast<int>(

@@ -103,7 +103,7 @@ Measurement HostBench::run_openblas(const Case& c, const std::vector<double>& y_
 template <class T>
 Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref,
                                  const Options& options) {
-  Measurement row{0, c, "openblas", openblas_function<T>(), "host"};
+  Measurement row(c, "openblas", openblas_function<T>(), "host");
   if (std::max({c.m, c.n, std::abs(c.incx), std::abs(c.incy)}) >
       std::numeric_limits<blasint>::max()) {
     row.status = "skipped: a size or increment exceeds OpenBLAS's integer";

@@ -2,6 +2,7 @@
 // fp16 GEMV), all cores, and the fp64 host reference for runs without a GPU.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>

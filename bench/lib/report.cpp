@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 #include "measure.hpp"
@@ -85,7 +86,7 @@ std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& 
   for (const Measurement& row : rows) {
     if (row.library != "xgemv" && !row.is_cublas() && row.library != kCeiling) continue;
     auto [it, inserted] = comparison_of_case.emplace(row.case_index, comparisons.size());
-    if (inserted) comparisons.push_back({row.c});
+    if (inserted) comparisons.emplace_back().c = row.c;
     Comparison& comparison = comparisons[it->second];
     if (row.library == "xgemv") comparison.xgemv_status = row.status;
     if (!row.gbps) continue;
@@ -170,8 +171,10 @@ std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows) {
              g.row.library == row.library;
     });
     if (group == groups.end()) {
-      groups.push_back({{row.c.suite, row.c.dtype, row.library}});
-      group = groups.end() - 1;
+      group = groups.emplace(groups.end());
+      group->row.suite = row.c.suite;
+      group->row.dtype = row.c.dtype;
+      group->row.library = row.library;
     }
     ++group->row.cases;
     if (row.speedup_vs_cublas) group->speedups.push_back(*row.speedup_vs_cublas);

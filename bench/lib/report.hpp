@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "case.hpp"
@@ -33,6 +34,14 @@ struct RunInfo {
 inline constexpr const char* kCeiling = "ceiling";  // the stream-read row of a GPU case
 
 struct Measurement {
+  Measurement() = default;
+  Measurement(Case problem, std::string library_name, std::string entry_point,
+              std::string timing_mode)
+      : c(std::move(problem)),
+        library(std::move(library_name)),
+        function(std::move(entry_point)),
+        mode(std::move(timing_mode)) {}
+
   int case_index = 0;  // rows of one case share it
   Case c;
   std::string library;   // xgemv, cublas, cublas-gemmex, openblas, ceiling, triton-seed
