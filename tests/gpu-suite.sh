@@ -31,7 +31,7 @@ fi
 bench=build-gpu/bench/xgemv-bench
 bench_line="not built"
 if ((build_ok)) && [[ -x $bench ]]; then
-  if "$bench" --suite anchors --quick 2>&1 | tee "$log_dir/bench.log"; then
+  if "$bench" --suite anchors --quick --out-dir "$log_dir/bench" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/bench.log"; then
     bench_line="ran (log: $log_dir/bench.log)"
   else
     bench_line="FAILED (log: $log_dir/bench.log)"
@@ -43,7 +43,9 @@ fi
 ctest_log=$log_dir/ctest.log
 total=0 failed=0 skipped=0 failed_names=""
 if [[ -f $ctest_log ]] && ((build_ok)); then
-  read -r failed total < <(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$ctest_log" | tail -n 1)
+  # "100% tests passed out of N" when nothing failed, "..., F tests failed out of N" otherwise.
+  read -r failed total < <(sed -nE -e 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' \
+    -e 's/^100% tests passed out of ([0-9]+).*/0 \1/p' "$ctest_log" | tail -n 1)
   skipped=$(grep -c '(Skipped)$' "$ctest_log")
   failed_names=$(sed -n '/The following tests FAILED:/,$p' "$ctest_log" |
     sed -nE 's/^[[:space:]]+[0-9]+ - (.*) \([^)]*\)$/\1/p' |
@@ -71,6 +73,7 @@ fi
     echo "build  : FAILED (log: $log_dir/build.log)"
   fi
   echo "bench  : $bench_line"
+  [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   echo "logs   : $log_dir"
   echo "================================================="
 } | tee "$log_dir/summary.txt"
