@@ -1,0 +1,332 @@
+// The cuBLAS drop-in's routing decision (interface/cublas/gemv_routing.hpp): for every
+// intercepted family, which calls xgemv serves and with which GEMV. The expectation is written
+// out here from the drop-in's contract (GUIDE section 2 and gemv_routing.hpp):
+//  - gemv, gemvBatched, gemvStridedBatched: served exactly when the op is N, T or C, the
+//    arguments are valid Reference BLAS (sgemv.f) and batch_count >= 0; the served call carries
+//    the caller's arguments unchanged. Everything else goes to the real cuBLAS.
+//  - GemmEx and Sgemm: served exactly when the compute type is one of the CUBLAS_COMPUTE_32F
+//    family, A and B share a type in {16F, 16BF, 32F}, C has that type or 32F, both ops are
+//    N, T or C, the GEMM is valid (Reference sgemm.f leading dimensions) with m, n, k > 0, and C
+//    is one column or one row. The served GEMV must then compute exactly the GEMM's sums: the
+//    same output elements, each the sum over the same k index of the same (A, B) element pairs
+//    (checked for every element of small problems, on samples of large ones).
+// Every pointer points into poisoned memory: deciding must not touch anything.
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <variant>
+
+#include "fuzz_support.hpp"
+#include "gemv_routing.hpp"
+
+namespace xgemv_fuzz {
+namespace {
+
+using xgemv::GemvCall;
+using xgemv::cublas_dropin::AnyGemvCall;
+using xgemv::cublas_dropin::Route;
+
+// Where the fuzzer's operands "are": distinct addresses in poisoned memory.
+struct Operands {
+  const PoisonedMemory &poison = PoisonedMemory::instance();
+  const void *alpha = poison.at<const void>(0), *beta = poison.at<const void>(64);
+  const void *a = poison.at<const void>(1 << 20), *x = poison.at<const void>(2 << 20);
+  void *y = poison.at<void>(3 << 20);
+  const void *a_array = poison.at<const void>(4 << 20), *x_array = poison.at<const void>(5 << 20);
+  void *y_array = poison.at<void>(6 << 20);
+};
+
+char blas_op_name(int op) {
+  switch (op) {
+    case CUBLAS_OP_N: return 'N';
+    case CUBLAS_OP_T: return 'T';
+    case CUBLAS_OP_C: return 'C';
+    default: return '\0';
+  }
+}
+
+int consume_op(FuzzedDataProvider &data) {
+  return data.ConsumeBool() ? data.ConsumeIntegralInRange(0, 4) : data.ConsumeIntegral<int>();
+}
+
+void require_forwarded(const Route &route, const char *family) {
+  require(!route.call, "%s: served a call the contract sends to cuBLAS", family);
+  require(route.forward_reason != nullptr && route.forward_reason[0] != '\0',
+          "%s: forwarded without a reason for the log", family);
+}
+
+// --- gemv, gemvBatched, gemvStridedBatched ------------------------------------------------
+
+enum class GemvFamily { single, batched, strided_batched };
+
+template <class TA, class TY, class S, class Int>
+void fuzz_gemv_family(FuzzedDataProvider &data, GemvFamily family) {
+  const int op = consume_op(data);
+  const Int m = consume_argument<Int>(data), n = consume_argument<Int>(data);
+  const Int lda = consume_leading_dimension<Int>(data, m);
+  const Int incx = consume_argument<Int>(data), incy = consume_argument<Int>(data);
+  const Int batch_count = family == GemvFamily::single ? Int(1) : consume_argument<Int>(data);
+  const long long stride_a = consume_argument<long long>(data);
+  const long long stride_x = consume_argument<long long>(data);
+  const long long stride_y = consume_argument<long long>(data);
+  const Operands p;
+  const auto *alpha = static_cast<const S *>(p.alpha), *beta = static_cast<const S *>(p.beta);
+  const auto *a = static_cast<const TA *>(p.a), *x = static_cast<const TA *>(p.x);
+  auto *y = static_cast<TY *>(p.y);
+  const auto *a_array = static_cast<const TA *const *>(p.a_array);
+  const auto *x_array = static_cast<const TA *const *>(p.x_array);
+  auto *y_array = static_cast<TY *const *>(p.y_array);
+  const auto cublas_op = static_cast<cublasOperation_t>(op);
+  using xgemv::cublas_dropin::route;
+  const Route verdict = [&] {
+    switch (family) {
+      case GemvFamily::single: return route(cublas_op, m, n, alpha, a, lda, x, incx, beta, y, incy);
+      case GemvFamily::batched:
+        return route(cublas_op, m, n, alpha, a_array, lda, x_array, incx, beta, y_array, incy,
+                     batch_count);
+      default:
+        return route(cublas_op, m, n, alpha, a, lda, stride_a, x, incx, stride_x, beta, y, incy,
+                     stride_y, batch_count);
+    }
+  }();
+
+  const char trans = blas_op_name(op);
+  const bool valid =
+      trans != '\0' && reference_gemv_info(trans, m, n, lda, incx, incy) == 0 && batch_count >= 0;
+  if (!valid) return require_forwarded(verdict, "gemv");
+  require(verdict.call.has_value(),
+          "gemv op %d m %lld n %lld lda %lld incx %lld incy %lld batch "
+          "%lld is valid BLAS but was forwarded (%s)",
+          op, (long long)m, (long long)n, (long long)lda, (long long)incx, (long long)incy,
+          (long long)batch_count, verdict.forward_reason ? verdict.forward_reason : "no reason");
+  const auto *call = std::get_if<GemvCall<TA, TY, S>>(&*verdict.call);
+  require(call != nullptr, "gemv: served as another type combination");
+  const bool pointer_arrays = family == GemvFamily::batched;
+  const bool strided = family == GemvFamily::strided_batched;
+  require(call->trans == trans && call->m == m && call->n == n && call->lda == lda &&
+              call->incx == incx && call->incy == incy && call->batch_count == batch_count &&
+              call->alpha == alpha && call->beta == beta,
+          "gemv: the served call's shape or scalars differ from the caller's");
+  require(call->a == (pointer_arrays ? nullptr : a) && call->x == (pointer_arrays ? nullptr : x) &&
+              call->y == (pointer_arrays ? nullptr : y) &&
+              call->a_array == (pointer_arrays ? a_array : nullptr) &&
+              call->x_array == (pointer_arrays ? x_array : nullptr) &&
+              call->y_array == (pointer_arrays ? y_array : nullptr),
+          "gemv: the served call's operands differ from the caller's");
+  require(call->stride_a == (strided ? stride_a : 0) &&
+              call->stride_x == (strided ? stride_x : 0) &&
+              call->stride_y == (strided ? stride_y : 0),
+          "gemv: the served call's strides differ from the caller's");
+}
+
+// The six type combinations the core runs: {S,D}, HSH, TST, HSS, TSS. The plain gemv family
+// exists for S and D only.
+template <class Int>
+void fuzz_gemv_types(FuzzedDataProvider &data, GemvFamily family) {
+  switch (data.ConsumeIntegralInRange(0, family == GemvFamily::single ? 1 : 5)) {
+    case 0: return fuzz_gemv_family<float, float, float, Int>(data, family);
+    case 1: return fuzz_gemv_family<double, double, double, Int>(data, family);
+    case 2: return fuzz_gemv_family<__half, __half, float, Int>(data, family);
+    case 3: return fuzz_gemv_family<__nv_bfloat16, __nv_bfloat16, float, Int>(data, family);
+    case 4: return fuzz_gemv_family<__half, float, float, Int>(data, family);
+    default: return fuzz_gemv_family<__nv_bfloat16, float, float, Int>(data, family);
+  }
+}
+
+// --- GemmEx and Sgemm --------------------------------------------------------------------
+
+struct Gemm {
+  int transa, transb;
+  int64_t m, n, k, lda, ldb, ldc;
+  cudaDataType a_type, b_type, c_type;
+  cublasComputeType_t compute_type;
+};
+
+bool is_compute_32f(cublasComputeType_t type) {
+  switch (type) {
+    case CUBLAS_COMPUTE_32F:
+    case CUBLAS_COMPUTE_32F_PEDANTIC:
+    case CUBLAS_COMPUTE_32F_FAST_16F:
+    case CUBLAS_COMPUTE_32F_FAST_16BF:
+    case CUBLAS_COMPUTE_32F_FAST_TF32:
+    case CUBLAS_COMPUTE_32F_EMULATED_16BFX9: return true;
+    default: return false;
+  }
+}
+
+bool types_served(const Gemm &g) {
+  const bool ab_served =
+      g.a_type == CUDA_R_32F || g.a_type == CUDA_R_16F || g.a_type == CUDA_R_16BF;
+  return ab_served && g.a_type == g.b_type && (g.c_type == g.a_type || g.c_type == CUDA_R_32F);
+}
+
+// Whether xgemv must serve the GEMM (see the top of the file).
+bool gemm_served(const Gemm &g) {
+  const char ta = blas_op_name(g.transa), tb = blas_op_name(g.transb);
+  if (!is_compute_32f(g.compute_type) || !types_served(g) || ta == '\0' || tb == '\0') return false;
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0 || (g.m != 1 && g.n != 1)) return false;
+  const int64_t rows_a = ta == 'N' ? g.m : g.k, rows_b = tb == 'N' ? g.k : g.n;
+  return g.lda >= std::max<int64_t>(1, rows_a) && g.ldb >= std::max<int64_t>(1, rows_b) &&
+         g.ldc >= std::max<int64_t>(1, g.m);
+}
+
+template <class T>
+constexpr cudaDataType cuda_type_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return CUDA_R_32F;
+  else if constexpr (std::is_same_v<T, __half>)
+    return CUDA_R_16F;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return CUDA_R_16BF;
+  else
+    return CUDA_R_64F;
+}
+
+// Element offsets, computed without overflow whatever the fuzzed sizes (up to 2^63 * 2^63).
+using Offset = __int128;
+
+// Storage offset of logical element `i` of a BLAS vector.
+Offset vector_offset(Offset i, Offset length, Offset inc) {
+  return inc > 0 ? i * inc : (length - 1 - i) * -inc;
+}
+
+// The served GEMV must compute C(i, j) = sum_l op(A)(i, l) * op(B)(l, j) for the GEMM's outputs,
+// with the GEMV's reduction index being l. Compares, for output r of the GEMV and reduction index
+// l, the C element written and the A and B elements multiplied.
+template <class TA, class TY>
+void check_gemv_of_gemm(const Gemm &g, const GemvCall<TA, TY, float> &call, const Operands &p,
+                        FuzzedDataProvider &data) {
+  require(cuda_type_of<TA>() == g.a_type && cuda_type_of<TY>() == g.c_type,
+          "GEMM: served with element types other than the call's");
+  require(call.alpha == p.alpha && call.beta == p.beta && call.y == p.y && call.batch_count == 1,
+          "GEMM: the GEMV's scalars, y or batch are not the GEMM's");
+  const bool matrix_is_b = call.a == static_cast<const TA *>(p.x);
+  require((call.a == p.a && call.x == p.x) || (matrix_is_b && call.x == p.a),
+          "GEMM: the GEMV's matrix and vector are not the GEMM's A and B");
+  const bool transposed = call.trans != 'N';
+  const int64_t y_length = transposed ? call.n : call.m, x_length = transposed ? call.m : call.n;
+  require(y_length == (g.n == 1 ? g.m : g.n) && x_length == g.k,
+          "GEMM m %lld n %lld k %lld: the GEMV has %lld outputs and reduces over %lld",
+          (long long)g.m, (long long)g.n, (long long)g.k, (long long)y_length, (long long)x_length);
+
+  const bool a_plain = g.transa == CUBLAS_OP_N, b_plain = g.transb == CUBLAS_OP_N;
+  const auto check = [&](int64_t r, int64_t l) {
+    // The GEMM: output (i, j), A and B elements of the product at reduction index l.
+    const int64_t i = g.n == 1 ? r : 0, j = g.n == 1 ? 0 : r;
+    const Offset gemm_c = i + Offset(j) * g.ldc;
+    const Offset gemm_a = a_plain ? i + Offset(l) * g.lda : l + Offset(i) * g.lda;
+    const Offset gemm_b = b_plain ? l + Offset(j) * g.ldb : j + Offset(l) * g.ldb;
+    // The GEMV: output r, matrix element (r, l) of op(matrix), vector element l.
+    const Offset gemv_y = vector_offset(r, y_length, call.incy);
+    const Offset gemv_matrix = transposed ? l + Offset(r) * call.lda : r + Offset(l) * call.lda;
+    const Offset gemv_x = vector_offset(l, x_length, call.incx);
+    const Offset gemv_a = matrix_is_b ? gemv_x : gemv_matrix;
+    const Offset gemv_b = matrix_is_b ? gemv_matrix : gemv_x;
+    require(gemv_y == gemm_c && gemv_a == gemm_a && gemv_b == gemm_b,
+            "GEMM op %d/%d m %lld n %lld k %lld lda %lld ldb %lld ldc %lld, output %lld, index "
+            "%lld: the GEMV writes C[%lld] from A[%lld]*B[%lld], the GEMM C[%lld] from "
+            "A[%lld]*B[%lld]",
+            g.transa, g.transb, (long long)g.m, (long long)g.n, (long long)g.k, (long long)g.lda,
+            (long long)g.ldb, (long long)g.ldc, (long long)r, (long long)l, (long long)gemv_y,
+            (long long)gemv_a, (long long)gemv_b, (long long)gemm_c, (long long)gemm_a,
+            (long long)gemm_b);
+  };
+  constexpr int64_t kExhaustiveProducts = 1 << 12;
+  if (Offset(y_length) * x_length <= kExhaustiveProducts) {
+    for (int64_t r = 0; r < y_length; ++r)
+      for (int64_t l = 0; l < x_length; ++l) check(r, l);
+    return;
+  }
+  for (const int64_t r :
+       {int64_t(0), y_length - 1, data.ConsumeIntegralInRange<int64_t>(0, y_length - 1)})
+    for (const int64_t l :
+         {int64_t(0), x_length - 1, data.ConsumeIntegralInRange<int64_t>(0, x_length - 1)})
+      check(r, l);
+}
+
+cudaDataType consume_data_type(FuzzedDataProvider &data) {
+  static constexpr cudaDataType kTypes[] = {CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF,   CUDA_R_64F,
+                                            CUDA_R_8I,  CUDA_C_32F, CUDA_R_8F_E4M3};
+  return data.ConsumeBool() ? data.PickValueInArray(kTypes)
+                            : static_cast<cudaDataType>(data.ConsumeIntegral<int>());
+}
+
+cublasComputeType_t consume_compute_type(FuzzedDataProvider &data) {
+  return static_cast<cublasComputeType_t>(data.ConsumeBool() ? data.ConsumeIntegralInRange(64, 80)
+                                                             : data.ConsumeIntegral<int>());
+}
+
+template <class Int>
+void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
+  Gemm g{};
+  g.transa = consume_op(data);
+  g.transb = consume_op(data);
+  // C is one column or one row in most inputs: those are the calls that may be served.
+  const auto dimension = [&] { return data.ConsumeBool() ? Int(1) : consume_argument<Int>(data); };
+  const Int m = dimension(), n = dimension(), k = consume_argument<Int>(data);
+  const Int lda = consume_leading_dimension<Int>(data, g.transa == CUBLAS_OP_N ? m : k);
+  const Int ldb = consume_leading_dimension<Int>(data, g.transb == CUBLAS_OP_N ? k : n);
+  const Int ldc = consume_leading_dimension<Int>(data, m);
+  g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+  g.a_type = g.b_type = g.c_type = CUDA_R_32F;
+  g.compute_type = CUBLAS_COMPUTE_32F;
+  if (!sgemm) {
+    g.a_type = consume_data_type(data);
+    g.b_type = data.ConsumeBool() ? g.a_type : consume_data_type(data);
+    g.c_type = data.ConsumeBool() ? g.a_type : consume_data_type(data);
+    g.compute_type = consume_compute_type(data);
+  }
+  const Operands p;
+  const auto transa = static_cast<cublasOperation_t>(g.transa);
+  const auto transb = static_cast<cublasOperation_t>(g.transb);
+  using xgemv::cublas_dropin::route;
+  const Route verdict =
+      sgemm ? route(transa, transb, m, n, k, static_cast<const float *>(p.alpha),
+                    static_cast<const float *>(p.a), lda, static_cast<const float *>(p.x), ldb,
+                    static_cast<const float *>(p.beta), static_cast<float *>(p.y), ldc)
+            : route(transa, transb, m, n, k, p.alpha, p.a, g.a_type, lda, p.x, g.b_type, ldb,
+                    p.beta, p.y, g.c_type, ldc, g.compute_type, CUBLAS_GEMM_DEFAULT);
+  if (!gemm_served(g)) return require_forwarded(verdict, sgemm ? "Sgemm" : "GemmEx");
+  require(verdict.call.has_value(),
+          "%s op %d/%d m %lld n %lld k %lld lda %lld ldb %lld ldc %lld types %d %d %d compute %d "
+          "is a GEMV but was forwarded (%s)",
+          sgemm ? "Sgemm" : "GemmEx", g.transa, g.transb, (long long)g.m, (long long)g.n,
+          (long long)g.k, (long long)g.lda, (long long)g.ldb, (long long)g.ldc, int(g.a_type),
+          int(g.b_type), int(g.c_type), int(g.compute_type),
+          verdict.forward_reason ? verdict.forward_reason : "no reason");
+  std::visit(
+      [&](const auto &call) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(*call.alpha)>, float>) {
+          check_gemv_of_gemm(g, call, p, data);
+        } else {
+          require(false, "GEMM: served as a double-precision GEMV");
+        }
+      },
+      *verdict.call);
+}
+
+}  // namespace
+}  // namespace xgemv_fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
+  using namespace xgemv_fuzz;
+  FuzzedDataProvider data(bytes, size);
+  const bool int64_api = data.ConsumeBool();  // the _64 entry points
+  switch (data.ConsumeIntegralInRange(0, 4)) {
+    case 0:
+      int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::single)
+                : fuzz_gemv_types<int>(data, GemvFamily::single);
+      break;
+    case 1:
+      int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::batched)
+                : fuzz_gemv_types<int>(data, GemvFamily::batched);
+      break;
+    case 2:
+      int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::strided_batched)
+                : fuzz_gemv_types<int>(data, GemvFamily::strided_batched);
+      break;
+    case 3: int64_api ? fuzz_gemm<int64_t>(data, false) : fuzz_gemm<int>(data, false); break;
+    default: int64_api ? fuzz_gemm<int64_t>(data, true) : fuzz_gemm<int>(data, true); break;
+  }
+  return 0;
+}
