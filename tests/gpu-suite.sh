@@ -23,14 +23,16 @@ cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_BUILD_TYPE=Release 2>&1 | tee "$log_dir/configure.log" &&
   cmake --build build-gpu -j "$(nproc)" "${keep_going[@]}" 2>&1 | tee "$log_dir/build.log" || build_ok=0
 
+# Tests run even after a failed build: what did build is still worth knowing, and the targets
+# that did not show up as failed tests.
 ctest_ok=0
-if ((build_ok)); then
+if [[ -f build-gpu/CTestTestfile.cmake ]]; then
   ctest --test-dir build-gpu --output-on-failure 2>&1 | tee "$log_dir/ctest.log" && ctest_ok=1
 fi
 
 bench=build-gpu/bench/xgemv-bench
 bench_line="not built"
-if ((build_ok)) && [[ -x $bench ]]; then
+if [[ -x $bench ]]; then
   if "$bench" --suite anchors --quick --out-dir "$log_dir/bench" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/bench.log"; then
     bench_line="ran (log: $log_dir/bench.log)"
   else
@@ -42,7 +44,7 @@ fi
 # tests listed as "(Skipped)" and failed ones under "The following tests FAILED:".
 ctest_log=$log_dir/ctest.log
 total=0 failed=0 skipped=0 failed_names=""
-if [[ -f $ctest_log ]] && ((build_ok)); then
+if [[ -f $ctest_log ]]; then
   # "100% tests passed out of N" when nothing failed, "..., F tests failed out of N" otherwise.
   read -r failed total < <(sed -nE -e 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' \
     -e 's/^100% tests passed out of ([0-9]+).*/0 \1/p' "$ctest_log" | tail -n 1)
@@ -66,12 +68,9 @@ fi
   echo "==================== SUMMARY ===================="
   echo "commit : $commit"
   echo "gpu    : $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 || echo 'nvidia-smi unavailable')"
-  if ((build_ok)); then
-    echo "ctest  : $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
-    [[ -n $failed_names ]] && echo "failed : $failed_names"
-  else
-    echo "build  : FAILED (log: $log_dir/build.log)"
-  fi
+  ((build_ok)) || echo "build  : FAILED (log: $log_dir/build.log)"
+  echo "ctest  : $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
+  [[ -n $failed_names ]] && echo "failed : $failed_names"
   echo "bench  : $bench_line"
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   echo "logs   : $log_dir"
