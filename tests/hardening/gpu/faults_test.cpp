@@ -90,8 +90,9 @@ TEST(Faults, UnregisteredHostPointerIsReported) {
 
 TEST(Faults, FreedDevicePointerIsReported) {
   expect_each_operand_refused("a freed device allocation", [] {
+    // Large enough to have address space of its own (small allocations may share a mapping).
     void *freed = nullptr;
-    check_cuda(cudaMalloc(&freed, 1 << 20), "cudaMalloc");
+    check_cuda(cudaMalloc(&freed, size_t(64) << 20), "cudaMalloc");
     check_cuda(cudaFree(freed), "cudaFree");
     return static_cast<const float *>(freed);
   });
