@@ -8,23 +8,9 @@ xgemv_status gemv_strided(xgemv_handle handle, char trans, int64_t m, int64_t n,
                           const T *a, int64_t lda, int64_t stride_a, const T *x, int64_t incx,
                           int64_t stride_x, const S *beta, T *y, int64_t incy, int64_t stride_y,
                           int64_t batch_count) noexcept {
-  xgemv::GemvCall<T, T, S> call;
-  call.trans = trans;
-  call.m = m;
-  call.n = n;
-  call.alpha = alpha;
-  call.a = a;
-  call.lda = lda;
-  call.x = x;
-  call.incx = incx;
-  call.beta = beta;
-  call.y = y;
-  call.incy = incy;
-  call.batch_count = batch_count;
-  call.stride_a = stride_a;
-  call.stride_x = stride_x;
-  call.stride_y = stride_y;
-  return xgemv::gemv(handle, call);
+  return xgemv::gemv(handle, xgemv::strided_gemv_call(trans, m, n, alpha, a, lda, stride_a, x,
+                                                      incx, stride_x, beta, y, incy, stride_y,
+                                                      batch_count));
 }
 
 }  // namespace

@@ -42,6 +42,32 @@ struct GemvCall {
   TY *const *y_array = nullptr;
 };
 
+// The strided form of a call (batch_count 1 and zero strides for a single GEMV): what every ABI
+// layer builds from its own argument list.
+template <class TA, class TY, class S>
+GemvCall<TA, TY, S> strided_gemv_call(char trans, int64_t m, int64_t n, const S *alpha,
+                                      const TA *a, int64_t lda, int64_t stride_a, const TA *x,
+                                      int64_t incx, int64_t stride_x, const S *beta, TY *y,
+                                      int64_t incy, int64_t stride_y, int64_t batch_count) {
+  GemvCall<TA, TY, S> call;
+  call.trans = trans;
+  call.m = m;
+  call.n = n;
+  call.alpha = alpha;
+  call.a = a;
+  call.lda = lda;
+  call.x = x;
+  call.incx = incx;
+  call.beta = beta;
+  call.y = y;
+  call.incy = incy;
+  call.batch_count = batch_count;
+  call.stride_a = stride_a;
+  call.stride_x = stride_x;
+  call.stride_y = stride_y;
+  return call;
+}
+
 // Checks (BLAS arguments, then batch count, then handle), quick return, optional pointer checks,
 // dispatch and launch on the handle's stream. Never throws; never synchronises.
 // Instantiated for <float,float,float>, <double,double,double>, <__half,__half,float>,

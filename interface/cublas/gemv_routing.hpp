@@ -44,18 +44,9 @@ Route checked_gemv(char trans, AnyGemvCall call);
 template <class TA, class TY, class S, class Int>
 Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int lda,
             const TA *x, Int incx, const S *beta, TY *y, Int incy) {
-  GemvCall<TA, TY, S> call;
-  call.m = m;
-  call.n = n;
-  call.alpha = alpha;
-  call.a = a;
-  call.lda = lda;
-  call.x = x;
-  call.incx = incx;
-  call.beta = beta;
-  call.y = y;
-  call.incy = incy;
-  return checked_gemv(blas_trans(op), call);
+  const char trans = blas_trans(op);
+  return checked_gemv(trans, strided_gemv_call<TA, TY, S>(trans, m, n, alpha, a, lda, 0, x, incx,
+                                                          0, beta, y, incy, 0, 1));
 }
 
 // cublas{S,D,HSH,HSS,TST,TSS}gemvBatched[_64]: device arrays of pointers.
@@ -83,22 +74,10 @@ template <class TA, class TY, class S, class Int>
 Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int lda,
             long long stride_a, const TA *x, Int incx, long long stride_x, const S *beta, TY *y,
             Int incy, long long stride_y, Int batch_count) {
-  GemvCall<TA, TY, S> call;
-  call.m = m;
-  call.n = n;
-  call.alpha = alpha;
-  call.a = a;
-  call.lda = lda;
-  call.stride_a = stride_a;
-  call.x = x;
-  call.incx = incx;
-  call.stride_x = stride_x;
-  call.beta = beta;
-  call.y = y;
-  call.incy = incy;
-  call.stride_y = stride_y;
-  call.batch_count = batch_count;
-  return checked_gemv(blas_trans(op), call);
+  const char trans = blas_trans(op);
+  return checked_gemv(trans, strided_gemv_call<TA, TY, S>(trans, m, n, alpha, a, lda, stride_a, x,
+                                                          incx, stride_x, beta, y, incy, stride_y,
+                                                          batch_count));
 }
 
 // --- GEMMs that are a GEMV ----------------------------------------------------------------------
