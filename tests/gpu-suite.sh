@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # The one command for the GPU machine, run from the repository root there:
-#   bash tests/gpu-suite.sh
+#   bash tests/gpu-suite.sh [--sanitize]
 # Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
 # benchmark against cuBLAS, and prints a compact SUMMARY block last. Logs go to $OUT when set.
+# --sanitize also runs every GPU test program under the four compute-sanitizer tools
+# (tests/hardening/gpu-sanitize.sh, reduced sizes, 8 programs at once; about 5 more minutes).
 # Exits non-zero when the build or any test failed. Where the copy has no .git, pass the commit
 # in XGEMV_COMMIT (e.g. XGEMV_COMMIT=$(git rev-parse --short HEAD) from the machine that has it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+sanitize=0
+case ${1:-} in
+  --sanitize) sanitize=1 ;;
+  "") ;;
+  *) echo "usage: gpu-suite.sh [--sanitize]" >&2; exit 1 ;;
+esac
 
 # GoogleTest and friends come from .kit on a machine without a package registry (GUIDE.md §5).
 if [[ -f .kit/install.sh ]]; then
@@ -38,6 +46,12 @@ if [[ -x $bench ]]; then
   else
     bench_line="FAILED (log: $log_dir/bench.log)"
   fi
+fi
+
+sanitize_ok=1
+if ((sanitize)); then
+  bash tests/hardening/gpu-sanitize.sh -j 8 --timeout 300 build-gpu 2>&1 | tee "$log_dir/sanitize.log"
+  ((PIPESTATUS[0] == 0)) || sanitize_ok=0
 fi
 
 # Counts from CTest's own closing lines: "N% tests passed, F tests failed out of T", skipped
@@ -72,9 +86,13 @@ fi
   echo "ctest  : $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
   [[ -n $failed_names ]] && echo "failed : $failed_names"
   echo "bench  : $bench_line"
+  if ((sanitize)); then
+    sed -nE 's/^(memcheck|racecheck|initcheck|synccheck): /\1: /p' "$log_dir/sanitize.log" |
+      sed 's/^/sanitizer /'
+  fi
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   echo "logs   : $log_dir"
   echo "================================================="
 } | tee "$log_dir/summary.txt"
 
-((build_ok && ctest_ok))
+((build_ok && ctest_ok && sanitize_ok))

@@ -2,6 +2,7 @@
 // the device from a hash of the element index; its small integers keep every fp32 partial sum
 // exact, so the host computes the exact answer in integers and xgemv must match it after the one
 // rounding to fp16. cuBLAS is checked against the same answer within the usual bound.
+// The sanitizer profile keeps the code path with 2^20 + 3*2^10 elements.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,12 +15,14 @@
 
 #include "gemv_case.hpp"
 #include "support/hashed_integers.hpp"
+#include "support/test_profile.hpp"
 
 namespace xgemv_test {
 namespace {
 
 constexpr int64_t kRows = int64_t(1) << 16;
 constexpr int64_t kColumns = (int64_t(1) << 15) + 3;  // m*n = 2^31 + 3*2^16
+constexpr int64_t kSanitizerRows = int64_t(1) << 10, kSanitizerColumns = (int64_t(1) << 10) + 3;
 constexpr uint64_t kMatrixSeed = 0xA11CE;
 constexpr int32_t kMatrixBound = 2;  // |A| <= 2, |x| <= 2: |partial sums| <= 4*2^16 < 2^24
 
@@ -86,8 +89,10 @@ std::vector<__half> to_half(const std::vector<int64_t> &values) {
 
 TEST(LargeProblem, Fp16BeyondTwoToThe31ElementsIsExact) {
   GpuHandles gpu;
-  GuardedDeviceBuffer<__half> a(size_t(kRows * kColumns));
-  check_cuda(fill_hashed_integers(a.data(), kRows * kColumns, kMatrixSeed, -kMatrixBound,
+  const int64_t rows = by_profile(kRows, kSanitizerRows);
+  const int64_t columns = by_profile(kColumns, kSanitizerColumns);
+  GuardedDeviceBuffer<__half> a(size_t(rows * columns));
+  check_cuda(fill_hashed_integers(a.data(), rows * columns, kMatrixSeed, -kMatrixBound,
                                   kMatrixBound, nullptr),
              "fill A");
   struct OpCase {
@@ -95,7 +100,7 @@ TEST(LargeProblem, Fp16BeyondTwoToThe31ElementsIsExact) {
     int64_t alpha, beta;
   };
   for (const OpCase &op : {OpCase{'N', 1, 0}, OpCase{'T', 2, -1}}) {
-    const GemvShape s{op.trans, kRows, kColumns, kRows, 1, 1};
+    const GemvShape s{op.trans, rows, columns, rows, 1, 1};
     SCOPED_TRACE(std::string("op ") + op.trans + " m=" + std::to_string(s.m) +
                  " n=" + std::to_string(s.n));
     const std::vector<int64_t> x = hashed_vector(s.x_length(), 0xB0B, kMatrixBound);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "host_problem.hpp"
-#include "test_profile.hpp"
+#include "support/test_profile.hpp"
 
 namespace xgemv_test {
 namespace {

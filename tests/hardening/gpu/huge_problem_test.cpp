@@ -21,7 +21,7 @@
 #include "core/gpu/gemv_case.hpp"
 #include "hash_check.hpp"
 #include "support/hashed_integers.hpp"
-#include "test_profile.hpp"
+#include "support/test_profile.hpp"
 
 namespace xgemv_test {
 namespace {

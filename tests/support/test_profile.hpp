@@ -1,6 +1,6 @@
-// Problem sizes of the hardening GPU tests. XGEMV_TEST_PROFILE=sanitizer selects small ones, for
-// runs under compute-sanitizer (which slows kernels down by orders of magnitude and tracks every
-// allocation); anything else, or nothing, the full sizes.
+// Problem sizes of the GPU tests. XGEMV_TEST_PROFILE=sanitizer selects small ones, for runs under
+// compute-sanitizer (which slows kernels down by orders of magnitude and tracks every allocation);
+// anything else, or nothing, the full sizes.
 #pragma once
 
 #include <cstdlib>
