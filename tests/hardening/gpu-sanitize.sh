@@ -11,10 +11,20 @@
 #                     work, not the GPU, is what limits a run
 #     --timeout S     seconds per program and tool (default 300)
 #
+# What counts: the tools check xgemv's kernels (every kernel whose name contains "xgemv": the
+# library's and the tests' own), not cuBLAS's or PyTorch's, which the tests call as references
+# and the drop-in forwards to. Host-side reports (CUDA API errors, memory left allocated at exit)
+# are sorted by the code they come from (sanitizer_findings.py): a finding is one in xgemv's
+# code; reports from inside cuBLAS or PyTorch are counted apart. Tests labelled
+# sanitizer-no-leak-check (programs that never destroy their cuBLAS handles, which own the
+# drop-in's workspaces) run memcheck without the leak check. A self-check first plants an
+# out-of-bounds read (memcheck) and an uninitialised read (initcheck) in xgemv's kernel
+# (hardening_sanitizer_canary): if the tool does not report it, the run fails.
+#
 # Each program runs as CTest runs it (command, arguments, working directory and environment
 # from `ctest --show-only=json-v1`). Logs: $OUT/sanitize/TOOL/TEST.log when OUT is set, else
-# BUILD_DIR/sanitize/TOOL/TEST.log. Exit status 0 only when no tool found anything and no
-# program failed.
+# BUILD_DIR/sanitize/TOOL/TEST.log. Exit status 0 only when the self-check passed, no tool
+# found anything in xgemv's code and no program failed.
 set -uo pipefail
 tools=memcheck,racecheck,initcheck,synccheck regex="" timeout=300 parallel=4
 while (($#)); do
@@ -23,19 +33,20 @@ while (($#)); do
     -R) regex=$2; shift 2 ;;
     -j) parallel=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
-    -h | --help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "gpu-sanitize.sh: unknown option $1" >&2; exit 1 ;;
     *) break ;;
   esac
 done
 (($# == 1)) || { echo "usage: gpu-sanitize.sh [options] BUILD_DIR" >&2; exit 1; }
 build=$(cd "$1" && pwd) || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
 command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found" >&2; exit 1; }
 log_root=${OUT:+$OUT/sanitize}
 log_root=${log_root:-$build/sanitize}
 
-# One line per test: name, working directory, skip return code, the command as shell words
-# (with `env VAR=value ...` in front for the test's ENVIRONMENT).
+# One line per test: name, working directory, skip return code, labels (comma-separated), the
+# command as shell words (with `env VAR=value ...` in front for the test's ENVIRONMENT).
 list_tests() {
   ctest --test-dir "$build" --show-only=json-v1 -L gpu -LE bench ${regex:+-R "$regex"} | python3 -c '
 import json, shlex, sys
@@ -44,30 +55,40 @@ for test in json.load(sys.stdin)["tests"]:
     environment = properties.get("ENVIRONMENT", [])
     command = (["env", *environment] if environment else []) + test["command"]
     print(test["name"], properties.get("WORKING_DIRECTORY", "."),
-          properties.get("SKIP_RETURN_CODE", 77), shlex.join(command), sep="\t")
+          properties.get("SKIP_RETURN_CODE", 77), ",".join(properties.get("LABELS", [])),
+          shlex.join(command), sep="\t")
 '
 }
 mapfile -t tests < <(list_tests)
 ((${#tests[@]})) || { echo "no GPU tests found in $build" >&2; exit 1; }
+canary=$build/tests/hardening/hardening_sanitizer_canary
+[[ -x $canary ]] || { echo "$canary not built" >&2; exit 1; }
 
 export XGEMV_TEST_PROFILE=sanitizer
-# Device memory still allocated at exit counts as an error too.
-declare -A tool_options=([memcheck]="--leak-check full")
 # One program under one tool; the log ends with a line "status N" (its exit status).
 sanitize_one() {
-  local tool=$1 workdir=$2 command=$3 log=$4
-  (cd "$workdir" && eval "timeout $timeout compute-sanitizer --tool $tool ${tool_options[$tool]:-} \
-    --print-limit 20 $command") >"$log" 2>&1
+  local tool=$1 labels=$2 workdir=$3 command=$4 log=$5
+  local options="--kernel-name kns=xgemv --print-limit 10000"
+  # Device memory still allocated at exit is a finding too.
+  [[ $tool == memcheck && ,$labels, != *,sanitizer-no-leak-check,* ]] && options+=" --leak-check full"
+  (cd "$workdir" && eval "timeout $timeout compute-sanitizer --tool $tool $options $command") \
+    >"$log" 2>&1
   echo "status $?" >>"$log"
 }
 
 IFS=, read -r -a tool_list <<<"$tools"
+declare -A planted=([memcheck]=out-of-bounds [initcheck]=uninitialized)
+launch() {
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n; done
+  sanitize_one "$@" &
+}
 for tool in "${tool_list[@]}"; do
   mkdir -p "$log_root/$tool"
+  [[ -n ${planted[$tool]:-} ]] &&
+    launch "$tool" "" . "$(printf %q "$canary") ${planted[$tool]}" "$log_root/$tool/self-check.log"
   for line in "${tests[@]}"; do
-    IFS=$'\t' read -r name workdir skip_code command <<<"$line"
-    while (($(jobs -rp | wc -l) >= parallel)); do wait -n; done
-    sanitize_one "$tool" "$workdir" "$command" "$log_root/$tool/$name.log" &
+    IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
+    launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.log"
   done
 done
 wait
@@ -75,28 +96,36 @@ wait
 overall=0
 summary=()
 for tool in "${tool_list[@]}"; do
-  findings=0 ran=0 skipped=0 failed=() flagged=()
+  findings=0 third_party=0 ran=0 skipped=0 failed=() flagged=()
   for line in "${tests[@]}"; do
-    IFS=$'\t' read -r name workdir skip_code command <<<"$line"
+    IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
     log=$log_root/$tool/$name.log
     status=$(sed -nE 's/^status ([0-9]+)$/\1/p' "$log" | tail -n 1)
-    errors=$(sed -nE 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-    hazards=$(sed -nE 's/.*RACECHECK SUMMARY: .*\(([0-9]+) errors?, ([0-9]+) warnings?\).*/\1 \2/p' "$log" |
-      awk '{s += $1 + $2} END {print s + 0}')
-    ((errors += hazards))
+    read -r ours theirs < <(python3 "$here/sanitizer_findings.py" "$log")
+    ((third_party += theirs))
     if [[ $status == "$skip_code" ]]; then
       ((skipped += 1))
     else
       ((ran += 1))
       [[ $status == 0 ]] || failed+=("$name($([[ $status == 124 ]] && echo timeout || echo "exit ${status:-?}"))")
     fi
-    if ((errors > 0)); then
-      flagged+=("$name:$errors")
-      ((findings += errors))
+    if ((ours > 0)); then
+      flagged+=("$name:$ours")
+      ((findings += ours))
     fi
   done
-  line="$tool: $findings errors in $ran programs ($skipped skipped)"
-  ((${#flagged[@]})) && line+="; errors in ${flagged[*]}"
+  line="$tool: $findings findings in xgemv's code, $ran programs ($skipped skipped)"
+  ((third_party > 0)) && line+=", $third_party reports inside cuBLAS/PyTorch"
+  if [[ -n ${planted[$tool]:-} ]]; then
+    read -r caught _ < <(python3 "$here/sanitizer_findings.py" "$log_root/$tool/self-check.log")
+    if ((caught > 0)); then
+      line+=", self-check caught the planted ${planted[$tool]} read"
+    else
+      line+=", SELF-CHECK FAILED: the planted ${planted[$tool]} read was not reported"
+      overall=1
+    fi
+  fi
+  ((${#flagged[@]})) && line+="; findings in ${flagged[*]}"
   ((${#failed[@]})) && line+="; failed: ${failed[*]}"
   ((findings == 0 && ${#failed[@]} == 0)) || overall=1
   summary+=("$line")
