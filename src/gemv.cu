@@ -126,14 +126,19 @@ bool pointer_checks_enabled() {
   return enabled;
 }
 
-bool is_device_accessible(const void *p, int device) {
+// Whether `device` can read p (device memory of that device, or managed memory), or the driver's
+// error when it cannot say: a sticky error from an earlier fault is not a verdict on p.
+cudaError_t query_device_access(const void *p, int device, bool &accessible) {
+  accessible = false;
   cudaPointerAttributes attributes;
-  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
-    cudaGetLastError();  // the query's own error is not the caller's
-    return false;
+  if (const cudaError_t error = cudaPointerGetAttributes(&attributes, p); error != cudaSuccess) {
+    if (error != cudaErrorInvalidValue) return error;
+    cudaGetLastError();  // "not a pointer the driver knows": the query's error, not the caller's
+    return cudaSuccess;
   }
-  if (attributes.type == cudaMemoryTypeManaged) return true;
-  return attributes.type == cudaMemoryTypeDevice && attributes.device == device;
+  accessible = attributes.type == cudaMemoryTypeManaged ||
+               (attributes.type == cudaMemoryTypeDevice && attributes.device == device);
+  return cudaSuccess;
 }
 
 xgemv_status cuda_failure(cudaError_t error) {
@@ -182,8 +187,13 @@ xgemv_status gemv(xgemv_handle handle, const GemvCall<TA, TY, S> &call) noexcept
         pointer_arrays ? static_cast<const void *>(call.x_array) : reads_a_x ? call.x : nullptr,
         pointer_arrays ? static_cast<const void *>(call.y_array) : call.y,
         device_scalars ? call.alpha : nullptr, device_scalars ? call.beta : nullptr};
-    for (const void *p : needed)
-      if (p != nullptr && !is_device_accessible(p, device)) return XGEMV_STATUS_INVALID_POINTER;
+    for (const void *p : needed) {
+      if (p == nullptr) continue;
+      bool accessible = false;
+      if (const cudaError_t error = query_device_access(p, device, accessible); error != cudaSuccess)
+        return cuda_failure(error);
+      if (!accessible) return XGEMV_STATUS_INVALID_POINTER;
+    }
   }
 
   GemvParams<TA, TY, S> params{};

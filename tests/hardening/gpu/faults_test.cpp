@@ -6,10 +6,14 @@
 //    allocates nothing); xgemv_create fails with XGEMV_STATUS_CUDA_ERROR and no handle; a kernel
 //    that was never launched (lazy module loading may need memory) either computes correctly or
 //    fails with XGEMV_STATUS_CUDA_ERROR, y untouched; after the memory is freed all is well.
-// (A sticky CUDA error ends the context of the whole process, so it cannot be provoked here.)
+//  - A sticky CUDA error (a kernel fault lost the context): in a child process (the fault ends
+//    the context of the whole process), every call, pointer checks on, gives
+//    XGEMV_STATUS_CUDA_ERROR with the sticky error in xgemv_last_cuda_error; creating and
+//    destroying handles fails cleanly; nothing crashes or hangs.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "host_problem.hpp"
+#include "sticky_fault.hpp"
 #include "support/test_profile.hpp"
 
 namespace xgemv_test {
@@ -209,6 +214,60 @@ TEST(Faults, OutOfDeviceMemory) {
   EXPECT_EQ(cold.check(), "");
   EXPECT_EQ(xgemv_destroy(fresh), XGEMV_STATUS_SUCCESS);
   EXPECT_EQ(xgemv_destroy(handle), XGEMV_STATUS_SUCCESS);
+}
+
+// The child's side of StickyErrorGivesCudaErrorStatus: exits 0 when every expectation held,
+// else 1, saying which failed on stderr.
+[[noreturn]] void run_calls_after_a_sticky_fault() {
+  int failures = 0;
+  const auto expect = [&](bool held, const char *what) {
+    if (!held) {
+      std::fprintf(stderr, "sticky fault: %s\n", what);
+      ++failures;
+    }
+  };
+  xgemv_handle handle = nullptr;
+  expect(xgemv_create(&handle) == XGEMV_STATUS_SUCCESS, "xgemv_create before the fault");
+  const int64_t m = 64, n = 48;
+  float *a = nullptr, *x = nullptr, *y = nullptr;
+  expect(cudaMalloc(reinterpret_cast<void **>(&a), m * n * sizeof(float)) == cudaSuccess &&
+             cudaMalloc(reinterpret_cast<void **>(&x), n * sizeof(float)) == cudaSuccess &&
+             cudaMalloc(reinterpret_cast<void **>(&y), m * sizeof(float)) == cudaSuccess,
+         "cudaMalloc before the fault");
+  const float alpha = 1, beta = 0;
+  expect(xgemv_sgemv(handle, 'N', m, n, &alpha, a, m, x, 1, &beta, y, 1) == XGEMV_STATUS_SUCCESS,
+         "a call before the fault");
+
+  const cudaError_t fault = provoke_sticky_fault();
+  expect(fault != cudaSuccess, "the planted kernel fault was not reported");
+  for (const char trans : {'N', 'T'}) {
+    expect(xgemv_sgemv(handle, trans, m, n, &alpha, a, m, x, 1, &beta, y, 1) ==
+               XGEMV_STATUS_CUDA_ERROR,
+           "sgemv after the fault is not XGEMV_STATUS_CUDA_ERROR");
+    expect(xgemv_last_cuda_error() == fault, "xgemv_last_cuda_error is not the sticky error");
+  }
+  const float scalars[] = {1, 0};
+  expect(xgemv_hgemv(handle, 'T', m, n, &scalars[0], reinterpret_cast<const xgemv_half *>(a), m,
+                     reinterpret_cast<const xgemv_half *>(x), 1, &scalars[1],
+                     reinterpret_cast<xgemv_half *>(y), 1) == XGEMV_STATUS_CUDA_ERROR,
+         "hgemv after the fault is not XGEMV_STATUS_CUDA_ERROR");
+  xgemv_handle another = nullptr;
+  expect(xgemv_create(&another) == XGEMV_STATUS_CUDA_ERROR && another == nullptr,
+         "xgemv_create after the fault");
+  const xgemv_status destroyed = xgemv_destroy(handle);
+  expect(destroyed == XGEMV_STATUS_SUCCESS || destroyed == XGEMV_STATUS_CUDA_ERROR,
+         "xgemv_destroy after the fault");
+  if (failures == 0) std::fprintf(stderr, "sticky fault: every call said XGEMV_STATUS_CUDA_ERROR\n");
+  std::_Exit(failures == 0 ? 0 : 1);
+}
+
+TEST(Faults, StickyErrorGivesCudaErrorStatus) {
+  if (sanitizer_profile())
+    GTEST_SKIP() << "sanitizer profile: the planted kernel fault would be reported as a finding";
+  // "threadsafe": the child is a fresh process (a forked CUDA process cannot use the GPU).
+  ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
+  EXPECT_EXIT(run_calls_after_a_sticky_fault(), ::testing::ExitedWithCode(0),
+              "every call said XGEMV_STATUS_CUDA_ERROR");
 }
 
 }  // namespace
