@@ -11,22 +11,14 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-// (cuBLAS handle, stream, thread for the per-thread default stream, else no thread). The stream's
-// process-unique id (cudaStreamGetId) comes with the key: a stream created where a destroyed one
-// was gets its address, and must not inherit its handle, whose work may still be in flight.
-using HandleKey = std::tuple<std::uintptr_t, std::uintptr_t, std::thread::id, unsigned long long>;
+// (cuBLAS handle, stream, thread for the per-thread default stream, else no thread).
+using HandleKey = std::tuple<std::uintptr_t, std::uintptr_t, std::thread::id>;
 
-HandleKey key_of(cublasHandle_t owner, cudaStream_t stream, unsigned long long stream_id) {
+HandleKey key_of(cublasHandle_t owner, cudaStream_t stream) {
   const std::thread::id thread =
       stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
-  return {reinterpret_cast<std::uintptr_t>(owner), reinterpret_cast<std::uintptr_t>(stream), thread,
-          stream_id};
-}
-
-// Same cuBLAS handle, stream address and thread: the same stream or a destroyed one's successor.
-bool same_place(const HandleKey &a, const HandleKey &b) {
-  return std::get<0>(a) == std::get<0>(b) && std::get<1>(a) == std::get<1>(b) &&
-         std::get<2>(a) == std::get<2>(b);
+  return {reinterpret_cast<std::uintptr_t>(owner), reinterpret_cast<std::uintptr_t>(stream),
+          thread};
 }
 
 struct HandleSlot {
@@ -45,12 +37,7 @@ void destroy_detached(xgemv_handle handle) noexcept {
 class HandleTable {
  public:
   HandleLease acquire(cublasHandle_t owner, cudaStream_t stream) {
-    unsigned long long stream_id = 0;
-    if (cudaStreamGetId(stream, &stream_id) != cudaSuccess) {
-      cudaGetLastError();  // our query's error is not the program's
-      return HandleLease::unavailable("cannot query the stream");
-    }
-    const HandleKey key = key_of(owner, stream, stream_id);
+    const HandleKey key = key_of(owner, stream);
     for (;;) {
       {
         std::shared_lock<std::shared_mutex> table_lock(mutex_);
@@ -81,8 +68,7 @@ class HandleTable {
   }
 
  private:
-  // Creates the handle for `key`; returns why it could not, or nullptr. The handle of a destroyed
-  // stream at the same place goes: destroying it waits for its work (cudaFree synchronises).
+  // Creates the handle for `key`; returns why it could not, or nullptr.
   const char *create(const HandleKey &key, cudaStream_t stream) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
@@ -98,20 +84,11 @@ class HandleTable {
     }
     xgemv_set_stream(created, stream);
     auto slot = std::make_unique<HandleSlot>(created);
-    std::vector<xgemv_handle> stale;
-    {
-      std::unique_lock<std::shared_mutex> table_lock(mutex_);
-      if (!slots_.try_emplace(key, std::move(slot)).second) stale.push_back(created);  // lost a race
-      for (auto entry = slots_.begin(); entry != slots_.end();) {
-        if (same_place(entry->first, key) && entry->first != key) {
-          stale.push_back(entry->second->handle);
-          entry = slots_.erase(entry);
-        } else {
-          ++entry;
-        }
-      }
+    std::unique_lock<std::shared_mutex> table_lock(mutex_);
+    if (!slots_.try_emplace(key, std::move(slot)).second) {
+      table_lock.unlock();  // another thread created it first
+      destroy_detached(created);
     }
-    for (xgemv_handle handle : stale) destroy_detached(handle);
     return nullptr;
   }
 

@@ -3,8 +3,7 @@
 // One xgemv handle per (cuBLAS handle, stream): an xgemv handle's workspace serves one stream at
 // a time, while a cuBLAS handle is routinely moved between streams with work still in flight
 // (PyTorch sets the current stream on its per-thread handle before every call). The per-thread
-// default stream is one stream per thread, so its key also names the thread. A stream is known
-// by its process-unique id as well as its address, which a new stream may reuse.
+// default stream is one stream per thread, so its key also names the thread.
 //
 // Handles are created lazily, on the device current at the first call, and never while the
 // stream is capturing (creation allocates and synchronises): such a call goes to cuBLAS. They
