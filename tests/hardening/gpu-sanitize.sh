@@ -11,15 +11,18 @@
 #                     work, not the GPU, is what limits a run
 #     --timeout S     seconds per program and tool (default 300)
 #
-# What counts: the tools check xgemv's kernels (every kernel whose name contains "xgemv": the
-# library's and the tests' own), not cuBLAS's or PyTorch's, which the tests call as references
-# and the drop-in forwards to. Host-side reports (CUDA API errors, memory left allocated at exit)
-# are sorted by the code they come from (sanitizer_findings.py): a finding is one in xgemv's
-# code; reports from inside cuBLAS or PyTorch are counted apart. Tests labelled
-# sanitizer-no-leak-check (programs that never destroy their cuBLAS handles, which own the
-# drop-in's workspaces) run memcheck without the leak check. A self-check first plants an
-# out-of-bounds read (memcheck) and an uninitialised read (initcheck) in xgemv's kernel
-# (hardening_sanitizer_canary): if the tool does not report it, the run fails.
+# What counts: memcheck, initcheck and synccheck check xgemv's kernels (every kernel whose name
+# contains "xgemv": the library's and the tests' own), not cuBLAS's or PyTorch's, which the
+# tests call as references and the drop-in forwards to. racecheck checks every kernel (with a
+# kernel filter it fails on the uninstrumented cuBLAS kernels) and its reports are sorted by
+# kernel name. Host-side reports (CUDA API errors, memory left allocated at exit) are sorted by
+# the code they come from (sanitizer_findings.py). A finding is a report in xgemv's code; reports
+# from inside cuBLAS or PyTorch are counted apart. Tests labelled sanitizer-third-party-host
+# (PyTorch, whose host code keeps its cuBLAS handles, and with them the drop-in's workspaces, to
+# exit and copies whole cached blocks) run without memcheck's leak check and initcheck's check of
+# host API copies. A self-check first plants an out-of-bounds read (memcheck) and an
+# uninitialised read (initcheck) in xgemv's kernel (hardening_sanitizer_canary): if the tool does
+# not report it, the run fails.
 #
 # Each program runs as CTest runs it (command, arguments, working directory and environment
 # from `ctest --show-only=json-v1`). Logs: $OUT/sanitize/TOOL/TEST.log when OUT is set, else
@@ -33,7 +36,7 @@ while (($#)); do
     -R) regex=$2; shift 2 ;;
     -j) parallel=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
-    -h | --help) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,31s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "gpu-sanitize.sh: unknown option $1" >&2; exit 1 ;;
     *) break ;;
   esac
@@ -68,9 +71,13 @@ export XGEMV_TEST_PROFILE=sanitizer
 # One program under one tool; the log ends with a line "status N" (its exit status).
 sanitize_one() {
   local tool=$1 labels=$2 workdir=$3 command=$4 log=$5
-  local options="--kernel-name kns=xgemv --print-limit 10000"
-  # Device memory still allocated at exit is a finding too.
-  [[ $tool == memcheck && ,$labels, != *,sanitizer-no-leak-check,* ]] && options+=" --leak-check full"
+  local options="--print-limit 10000"
+  [[ $tool != racecheck ]] && options+=" --kernel-name kns=xgemv"
+  if [[ ,$labels, == *,sanitizer-third-party-host,* ]]; then
+    [[ $tool == initcheck ]] && options+=" --check-api-memory-access no"
+  elif [[ $tool == memcheck ]]; then
+    options+=" --leak-check full"  # device memory still allocated at exit is a finding too
+  fi
   (cd "$workdir" && eval "timeout $timeout compute-sanitizer --tool $tool $options $command") \
     >"$log" 2>&1
   echo "status $?" >>"$log"
