@@ -1,11 +1,8 @@
 #include "gemv_routing.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "dropin_settings.hpp"
-#include "real_cublas.hpp"
-#include "xgemv_handles.hpp"
 
 namespace xgemv::cublas_dropin {
 namespace {
@@ -55,17 +52,6 @@ constexpr ServedGemmTypes kServedGemmTypes[] = {
     {CUDA_R_16F, CUDA_R_32F, &gemv_of_gemm_typed<__half, float>},
     {CUDA_R_16BF, CUDA_R_32F, &gemv_of_gemm_typed<__nv_bfloat16, float>},
 };
-
-// "T m=64 n=32 batch=1", for the log.
-void describe(const AnyGemvCall &call, char *text, std::size_t size) {
-  std::visit(
-      [&](const auto &typed) {
-        std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld", typed.trans,
-                      static_cast<long long>(typed.m), static_cast<long long>(typed.n),
-                      static_cast<long long>(typed.batch_count));
-      },
-      call);
-}
 
 }  // namespace
 
@@ -141,44 +127,6 @@ Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, 
                         c);
   }
   return Route::forward("data types not served");
-}
-
-ServeResult serve(const char *entry, cublasHandle_t handle, const AnyGemvCall &call) noexcept {
-  if (handle == nullptr) return {CUBLAS_STATUS_SUCCESS, "NULL handle"};
-  cudaStream_t stream = nullptr;
-  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
-  if (real_get_stream(handle, &stream) != CUBLAS_STATUS_SUCCESS ||
-      real_get_pointer_mode(handle, &pointer_mode) != CUBLAS_STATUS_SUCCESS)
-    return {CUBLAS_STATUS_SUCCESS, "cannot read the handle's stream or pointer mode"};
-
-  xgemv_status status = XGEMV_STATUS_INTERNAL_ERROR;
-  {
-    const HandleLease lease = acquire_xgemv_handle(handle, stream);
-    if (!lease) return {CUBLAS_STATUS_SUCCESS, lease.reason()};
-    xgemv_set_pointer_mode(lease.get(), pointer_mode == CUBLAS_POINTER_MODE_DEVICE
-                                            ? XGEMV_POINTER_MODE_DEVICE
-                                            : XGEMV_POINTER_MODE_HOST);
-    status =
-        std::visit([&](const auto &typed) { return xgemv::gemv(lease.get(), typed); }, call);
-  }
-
-  switch (status) {
-    case XGEMV_STATUS_SUCCESS:
-      if (logging_enabled()) {
-        char text[96];
-        describe(call, text, sizeof text);
-        log_call(entry, "xgemv", text);
-      }
-      return {CUBLAS_STATUS_SUCCESS, nullptr};
-    case XGEMV_STATUS_CUDA_ERROR:  // the launch failed, as a cuBLAS kernel launch could
-      log_call(entry, "xgemv", cudaGetErrorString(xgemv_last_cuda_error()));
-      return {CUBLAS_STATUS_EXECUTION_FAILED, nullptr};
-    case XGEMV_STATUS_INTERNAL_ERROR:
-      log_call(entry, "xgemv", "internal error");
-      return {CUBLAS_STATUS_INTERNAL_ERROR, nullptr};
-    default:  // refused before touching anything (device, pointers): cuBLAS gives its own answer
-      return {CUBLAS_STATUS_SUCCESS, xgemv_status_string(status)};
-  }
 }
 
 }  // namespace xgemv::cublas_dropin

@@ -130,7 +130,8 @@ struct ServeResult {
   const char *forward_reason;  // nullptr: served
 };
 
-// Runs `call` with the handle's stream, pointer mode and device; logs it when served.
+// Runs `call` with the handle's stream, pointer mode and device; logs it when served
+// (gemv_serve.cpp).
 ServeResult serve(const char *entry, cublasHandle_t handle, const AnyGemvCall &call) noexcept;
 
 }  // namespace xgemv::cublas_dropin
