@@ -28,7 +28,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -37,6 +36,7 @@
 #include <vector>
 
 #include "support/interface_test_support.h"
+#include "support/test_profile.hpp"
 
 namespace {
 
@@ -59,11 +59,6 @@ void check_cuda(cudaError_t error, const char *what) {
 // address, which the drop-in would take for the stream it knows (interface/README.md).
 std::vector<cudaStream_t> used_streams;
 void retire(cudaStream_t stream) { used_streams.push_back(stream); }
-
-bool sanitizer_profile() {
-  const char *profile = std::getenv("XGEMV_TEST_PROFILE");
-  return profile != nullptr && std::strcmp(profile, "sanitizer") == 0;
-}
 
 // The real cuBLAS entry point `name`, past any drop-in.
 template <class Function>
@@ -543,7 +538,7 @@ void check_stream(cublasHandle_t handle) {
   check_cuda(cudaStreamSynchronize(stream), "stream sync");
   check_cuda(cudaMemcpy(d_y.get(), y.data(), m * sizeof(float), cudaMemcpyHostToDevice), "reset");
   // Under compute-sanitizer the early read would queue behind the held stream itself.
-  const bool check_order = !sanitizer_profile();
+  const bool check_order = !xgemv_test::sanitizer_profile();
   if (!check_order)
     std::printf("note: sanitizer profile, the early read of y beside the held stream is left out\n");
   std::atomic<bool> released{!check_order};
