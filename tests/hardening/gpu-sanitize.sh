@@ -29,8 +29,8 @@
 #
 # Each program runs as CTest runs it (command, arguments, working directory and environment
 # from `ctest --show-only=json-v1`). Logs: $OUT/sanitize/TOOL/TEST.log when OUT is set, else
-# BUILD_DIR/sanitize/TOOL/TEST.log. Exit status 0 only when the self-check passed, no tool
-# found anything in xgemv's code and no program failed.
+# BUILD_DIR/sanitize/TOOL/TEST.log, each ending with "status N after S s". Exit status 0 only
+# when the self-check passed, no tool found anything in xgemv's code and no program failed.
 set -uo pipefail
 tools=memcheck,racecheck,initcheck,synccheck regex="" timeout=300 parallel=4
 while (($#)); do
@@ -71,7 +71,7 @@ canary=$build/tests/hardening/hardening_sanitizer_canary
 [[ -x $canary ]] || { echo "$canary not built" >&2; exit 1; }
 
 export XGEMV_TEST_PROFILE=sanitizer
-# One program under one tool; the log ends with a line "status N" (its exit status).
+# One program under one tool; the log ends with "status N after S s" (exit status, seconds).
 sanitize_one() {
   local tool=$1 labels=$2 workdir=$3 command=$4 log=$5
   local options="--print-limit 10000"
@@ -85,9 +85,10 @@ sanitize_one() {
   elif [[ $tool == memcheck ]]; then
     options+=" --leak-check full"  # device memory still allocated at exit is a finding too
   fi
+  local start=$SECONDS
   (cd "$workdir" && eval "timeout $timeout compute-sanitizer --tool $tool $options $command") \
     >"$log" 2>&1
-  echo "status $?" >>"$log"
+  echo "status $? after $((SECONDS - start)) s" >>"$log"
 }
 
 IFS=, read -r -a tool_list <<<"$tools"
@@ -100,8 +101,12 @@ for tool in "${tool_list[@]}"; do
   mkdir -p "$log_root/$tool"
   [[ -n ${planted[$tool]:-} ]] &&
     launch "$tool" "" . "$(printf %q "$canary") ${planted[$tool]}" "$log_root/$tool/self-check.log"
-  for line in "${tests[@]}"; do
-    IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
+done
+# Program by program, every tool at once: the longest program (core.gpu_correctness, listed
+# first) then starts under all four tools at the beginning instead of one tool at a time.
+for line in "${tests[@]}"; do
+  IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
+  for tool in "${tool_list[@]}"; do
     launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.log"
   done
 done
@@ -114,7 +119,7 @@ for tool in "${tool_list[@]}"; do
   for line in "${tests[@]}"; do
     IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
     log=$log_root/$tool/$name.log
-    status=$(sed -nE 's/^status ([0-9]+|left-out)$/\1/p' "$log" | tail -n 1)
+    status=$(sed -nE 's/^status ([0-9]+|left-out)( after .*)?$/\1/p' "$log" | tail -n 1)
     if [[ $status == left-out ]]; then
       left_out+=("$name")
       continue
