@@ -164,6 +164,9 @@ class DeviceArray {
     check_cuda(cudaMalloc(&data_, std::max<size_t>(size_, 1) * sizeof(T)), "cudaMalloc");
     check_cuda(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
                "cudaMemcpy to device");
+    // A pageable copy may return before the device has written; work on a non-blocking stream
+    // is not ordered after the default stream.
+    check_cuda(cudaStreamSynchronize(nullptr), "cudaMemcpy to device: sync");
   }
   DeviceArray(const DeviceArray &) = delete;
   DeviceArray &operator=(const DeviceArray &) = delete;
@@ -536,7 +539,10 @@ void check_stream(cublasHandle_t handle) {
                    1);
   }
   check_cuda(cudaStreamSynchronize(stream), "stream sync");
-  check_cuda(cudaMemcpy(d_y.get(), y.data(), m * sizeof(float), cudaMemcpyHostToDevice), "reset");
+  check_cuda(cudaMemcpyAsync(d_y.get(), y.data(), m * sizeof(float), cudaMemcpyHostToDevice,
+                             stream),
+             "reset");
+  check_cuda(cudaStreamSynchronize(stream), "reset sync");  // landed before the early read
   // Under compute-sanitizer the early read would queue behind the held stream itself.
   const bool check_order = !xgemv_test::sanitizer_profile();
   if (!check_order)
@@ -582,7 +588,8 @@ void check_graph_capture(cublasHandle_t handle) {
     cudaStream_t stream = nullptr;
     check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
     cublasSetStream(handle, stream);
-    check_cuda(cudaMemset(d_y.get(), 0, m * sizeof(float)), "memset");
+    // On the stream: a default-stream memset is not ordered before a non-blocking stream's work.
+    check_cuda(cudaMemsetAsync(d_y.get(), 0, m * sizeof(float), stream), "memset");
     if (seen_before) {  // one call outside capture: y = 80
       const ServedBy served("cublasSgemv_v2", true, "before capture");
       cublasSgemv_v2(handle, CUBLAS_OP_N, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta,

@@ -49,6 +49,7 @@ class GuardedDeviceBuffer {
     check_cuda(cudaMalloc(&allocation, total_bytes_), "cudaMalloc");
     allocation_ = static_cast<unsigned char *>(allocation);
     check_cuda(cudaMemset(allocation_, kGuardByte, total_bytes_), "cudaMemset");
+    wait_for_default_stream();
   }
   ~GuardedDeviceBuffer() { cudaFree(allocation_); }
   GuardedDeviceBuffer(const GuardedDeviceBuffer &) = delete;
@@ -61,6 +62,7 @@ class GuardedDeviceBuffer {
     if (contents.size() != size_) throw std::invalid_argument("upload: size mismatch");
     check_cuda(cudaMemcpy(data(), contents.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
                "cudaMemcpy to device");
+    wait_for_default_stream();
   }
   std::vector<T> download() const {
     std::vector<T> contents(size_);
@@ -91,6 +93,12 @@ class GuardedDeviceBuffer {
   }
 
  private:
+  // cudaMemset, and cudaMemcpy from pageable memory, may return before the device has written;
+  // work on a non-blocking stream is not ordered after the default stream, so wait here.
+  static void wait_for_default_stream() {
+    check_cuda(cudaStreamSynchronize(nullptr), "sync after a default-stream write");
+  }
+
   unsigned char *allocation_ = nullptr;
   size_t size_, data_offset_, total_bytes_ = 0;
 };
