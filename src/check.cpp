@@ -1,4 +1,6 @@
-#include "core.hpp"
+#include <algorithm>
+
+#include "problem.hpp"
 
 namespace xgemv {
 
@@ -15,6 +17,45 @@ xgemv_status check_gemv_arguments(char trans, int64_t m, int64_t n, int64_t lda,
   if (incx == 0) return XGEMV_STATUS_INVALID_INCX;
   if (incy == 0) return XGEMV_STATUS_INVALID_INCY;
   return XGEMV_STATUS_SUCCESS;
+}
+
+std::optional<CheckedProblem> check_problem(const GemvProblem &problem,
+                                            xgemv_status *status) noexcept {
+  *status = check_gemv_arguments(problem.trans, problem.m, problem.n, problem.a.ld,
+                                 problem.x.inc, problem.y.inc);
+  if (*status == XGEMV_STATUS_SUCCESS && problem.batch_count < 0)
+    *status = XGEMV_STATUS_INVALID_BATCH;
+  if (*status != XGEMV_STATUS_SUCCESS) return std::nullopt;
+  return CheckedProblem(problem);
+}
+
+CheckedProblem CheckedProblem::on_packed_copies(const void *a, const void *x,
+                                                void *y) const noexcept {
+  CheckedProblem packed = *this;
+  GemvProblem &p = packed.problem_;
+  if (a != nullptr) p.a = {a, std::max<int64_t>(p.m, 1), 0, nullptr};
+  if (x != nullptr) p.x = {x, p.x.inc > 0 ? 1 : -1, 0, nullptr};
+  if (y != nullptr) p.y = {y, p.y.inc > 0 ? 1 : -1, 0, nullptr};
+  return packed;
+}
+
+namespace {
+// Whether the host scalar at `scalar` equals `value`, in the problem's scalar type.
+bool host_scalar_is(const GemvProblem &p, const void *scalar, int value) {
+  return p.types.scalar == ElementType::kF64 ? *static_cast<const double *>(scalar) == value
+                                             : *static_cast<const float *>(scalar) == float(value);
+}
+}  // namespace
+
+bool is_quick_return(const CheckedProblem &checked, bool device_scalars) noexcept {
+  const GemvProblem &p = *checked;
+  if (p.m == 0 || p.n == 0 || p.batch_count == 0) return true;
+  if (device_scalars || p.alpha == nullptr || p.beta == nullptr) return false;
+  return host_scalar_is(p, p.alpha, 0) && host_scalar_is(p, p.beta, 1);
+}
+
+bool reads_matrix_and_x(const CheckedProblem &checked, bool device_scalars) noexcept {
+  return device_scalars || !host_scalar_is(*checked, checked->alpha, 0);
 }
 
 }  // namespace xgemv

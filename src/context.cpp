@@ -1,8 +1,10 @@
 #include "context.hpp"
 
+#include <cstdlib>
 #include <new>
 
 #include "core.hpp"
+#include "dispatch.hpp"
 
 namespace {
 
@@ -20,31 +22,37 @@ xgemv_status xgemv_create(xgemv_handle *handle) {
   *handle = nullptr;
   auto *context = new (std::nothrow) xgemv_context;
   if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
+  if (const char *forced = std::getenv("XGEMV_KERNEL_VARIANT"); forced && forced[0] != '\0') {
+    context->forced_variant = xgemv::find_kernel_variant(forced);
+    if (context->forced_variant < 0) {
+      delete context;
+      return XGEMV_STATUS_INVALID_VALUE;
+    }
+  }
+  xgemv::kernels::SplitWorkspace &workspace = context->workspace;
   cudaError_t error = cudaGetDevice(&context->device);
   if (error == cudaSuccess)
-    error = cudaDeviceGetAttribute(&context->sm_count, cudaDevAttrMultiProcessorCount,
+    error = cudaDeviceGetAttribute(&context->limits.sm_count, cudaDevAttrMultiProcessorCount,
                                    context->device);
-  if (error == cudaSuccess) error = cudaMalloc(&context->partials, xgemv::kPartialBytes);
+  if (error == cudaSuccess) error = cudaMalloc(&workspace.partials, xgemv::kernels::kSplitPartialBytes);
   if (error == cudaSuccess)
-    error = cudaMalloc(reinterpret_cast<void **>(&context->tile_counters),
-                       xgemv::kTileCounters * sizeof(unsigned));
+    error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
+                       xgemv::kernels::kSplitTileCounters * sizeof(unsigned));
   // The counters must be zero before any stream uses them. A private stream keeps the wait to
   // this one memset instead of the whole device (other streams may be busy or capturing).
   cudaStream_t zeroing = nullptr;
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
-    error = cudaMemsetAsync(context->tile_counters, 0, xgemv::kTileCounters * sizeof(unsigned),
-                            zeroing);
+    error = cudaMemsetAsync(workspace.tile_counters, 0,
+                            xgemv::kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {
-    cudaFree(context->partials);
-    cudaFree(context->tile_counters);
+    cudaFree(workspace.partials);
+    cudaFree(workspace.tile_counters);
     delete context;
     return cuda_failure(error);
   }
-  context->partial_bytes = xgemv::kPartialBytes;
-  context->tile_counter_count = xgemv::kTileCounters;
   *handle = context;
   return XGEMV_STATUS_SUCCESS;
 }
@@ -53,8 +61,8 @@ xgemv_status xgemv_destroy(xgemv_handle handle) {
   if (handle == nullptr) return XGEMV_STATUS_SUCCESS;
   // cudaFree waits for the device, so work still queued that uses the workspace finishes first;
   // the handle's stream is not touched (the caller may have destroyed it already).
-  cudaError_t error = cudaFree(handle->partials);
-  const cudaError_t free_counters = cudaFree(handle->tile_counters);
+  cudaError_t error = cudaFree(handle->workspace.partials);
+  const cudaError_t free_counters = cudaFree(handle->workspace.tile_counters);
   delete handle;
   if (error == cudaSuccess) error = free_counters;
   return error == cudaSuccess ? XGEMV_STATUS_SUCCESS : cuda_failure(error);
@@ -86,6 +94,26 @@ xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mod
   if (mode == nullptr) return XGEMV_STATUS_NULL_POINTER;
   *mode = handle->pointer_mode;
   return XGEMV_STATUS_SUCCESS;
+}
+
+int xgemv_kernel_variant_count(void) { return xgemv::kernel_variant_count(); }
+
+const char *xgemv_kernel_variant_name(int index) { return xgemv::kernel_variant_name(index); }
+
+xgemv_status xgemv_set_kernel_variant(xgemv_handle handle, const char *name) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (name == nullptr || name[0] == '\0') {
+    handle->forced_variant = -1;
+    return XGEMV_STATUS_SUCCESS;
+  }
+  const int variant = xgemv::find_kernel_variant(name);
+  if (variant < 0) return XGEMV_STATUS_INVALID_VALUE;
+  handle->forced_variant = variant;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+const char *xgemv_get_last_kernel_variant(xgemv_handle handle) {
+  return handle == nullptr ? nullptr : xgemv::kernel_variant_name(handle->last_variant);
 }
 
 }  // extern "C"

@@ -26,6 +26,9 @@ const char *xgemv_status_string(xgemv_status status) {
     case XGEMV_STATUS_NULL_POINTER: return "a pointer the call needs is NULL";
     case XGEMV_STATUS_INVALID_POINTER: return "a pointer is not device-accessible";
     case XGEMV_STATUS_WRONG_DEVICE: return "the current device is not the handle's device";
+    case XGEMV_STATUS_NOT_SUPPORTED:
+      return "not supported: the forced kernel variant does not implement this problem";
+    case XGEMV_STATUS_INVALID_VALUE: return "invalid value (unknown kernel variant name)";
     case XGEMV_STATUS_CUDA_ERROR: return "CUDA runtime error (see xgemv_last_cuda_error)";
     case XGEMV_STATUS_INTERNAL_ERROR: return "internal error";
   }

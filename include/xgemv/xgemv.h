@@ -87,6 +87,8 @@ typedef enum xgemv_status {
   XGEMV_STATUS_NULL_POINTER = 23,         /* a pointer the call needs is NULL */
   XGEMV_STATUS_INVALID_POINTER = 24, /* XGEMV_CHECK_POINTERS: a pointer is not device-accessible */
   XGEMV_STATUS_WRONG_DEVICE = 25,    /* the current device is not the handle's device */
+  XGEMV_STATUS_NOT_SUPPORTED = 26,   /* the forced kernel variant cannot compute this problem */
+  XGEMV_STATUS_INVALID_VALUE = 27,   /* an unknown kernel variant name */
   XGEMV_STATUS_CUDA_ERROR = 30,      /* the CUDA runtime reported an error; see xgemv_last_cuda_error */
   XGEMV_STATUS_INTERNAL_ERROR = 31
 } xgemv_status;
@@ -140,6 +142,23 @@ XGEMV_API xgemv_status xgemv_bf16gemv(xgemv_handle handle, char trans,
                                       const xgemv_bfloat16 *A, int64_t lda,
                                       const xgemv_bfloat16 *x, int64_t incx, const float *beta,
                                       xgemv_bfloat16 *y, int64_t incy);
+
+/* Kernel variants. Every call runs one variant of an ordered table, chosen from the problem's
+ * shape, types and the device; these functions list the table, force a variant on a handle (for
+ * tests and benchmarks: a forced variant runs every problem it can compute, fast or not) and say
+ * which variant ran. */
+XGEMV_API int xgemv_kernel_variant_count(void);
+/* The name of variant `index` (0 .. count - 1), or NULL. */
+XGEMV_API const char *xgemv_kernel_variant_name(int index);
+/* Forces the named variant for the handle's calls; NULL or "" restores the automatic choice.
+ * XGEMV_STATUS_INVALID_VALUE for an unknown name. A call the forced variant cannot compute
+ * returns XGEMV_STATUS_NOT_SUPPORTED and touches nothing. The environment variable
+ * XGEMV_KERNEL_VARIANT=name forces it on every handle xgemv_create makes (an unknown name makes
+ * xgemv_create fail with XGEMV_STATUS_INVALID_VALUE). */
+XGEMV_API xgemv_status xgemv_set_kernel_variant(xgemv_handle handle, const char *name);
+/* The name of the variant that ran the handle's last call, or NULL when that call launched
+ * nothing (a quick return, an error) or there was none. */
+XGEMV_API const char *xgemv_get_last_kernel_variant(xgemv_handle handle);
 
 /* batch_count independent problems of one shape in one launch: problem b uses A + b*stride_a,
  * x + b*stride_x, y + b*stride_y (strides in elements) and the same alpha, beta. batch_count == 0

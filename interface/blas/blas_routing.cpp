@@ -125,17 +125,17 @@ struct HostBlock {
 };
 
 template <class T>
-HostBlock matrix_block(const T *a, int m, int n, int lda) {
-  return {const_cast<T *>(a), std::size_t(m) * sizeof(T), std::size_t(n),
-          std::size_t(lda) * sizeof(T)};
+HostBlock matrix_block(const GemvProblem &p) {
+  return {const_cast<void *>(p.a.data), std::size_t(p.m) * sizeof(T), std::size_t(p.n),
+          std::size_t(p.a.ld) * sizeof(T)};
 }
 
 // From the first element in memory, also for a negative increment: the packed copy keeps the
 // memory order, so the call on it uses an increment of the same sign.
 template <class T>
-HostBlock vector_block(const T *v, int64_t length, int inc) {
-  return {const_cast<T *>(v), sizeof(T), std::size_t(length),
-          std::size_t(inc < 0 ? -int64_t(inc) : int64_t(inc)) * sizeof(T)};
+HostBlock vector_block(const void *v, int64_t length, int64_t inc) {
+  return {const_cast<void *>(v), sizeof(T), std::size_t(length),
+          std::size_t(inc < 0 ? -inc : inc) * sizeof(T)};
 }
 
 // Host arrays packed into one GPU allocation for the duration of one call.
@@ -181,10 +181,8 @@ class StagingArea {
     return true;
   }
 
-  template <class T>
-  T *device(int index) const {
-    return static_cast<T *>(at(index));
-  }
+  // The packed copy of block `index`, or nullptr for -1 (not staged).
+  void *device(int index) const { return index < 0 ? nullptr : at(index); }
 
  private:
   struct Staged {
@@ -213,7 +211,8 @@ GpuFailure refused(const char *reason) {
 
 // Runs the call through the core, staging host arrays.
 template <class T>
-GpuFailure run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
+GpuFailure run_on_gpu(const CheckedProblem &checked, const Placement &where) {
+  const GemvProblem &p = *checked;
   int device = where.device();
   if (device < 0 && cudaGetDevice(&device) != cudaSuccess) return refused("no usable GPU");
   const DeviceScope scope(device);
@@ -221,36 +220,24 @@ GpuFailure run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
   const xgemv_handle handle = thread_handles.on(device);
   if (handle == nullptr) return refused("cannot create an xgemv handle");
 
-  const bool transposed = is_transposed(call.trans);
-  const int64_t x_length = transposed ? call.m : call.n, y_length = transposed ? call.n : call.m;
   StagingArea staging;
   const bool stage_a = where.reads_a_x && !where.a.on_gpu;
   const bool stage_x = where.reads_a_x && !where.x.on_gpu;
   const bool stage_y = !where.y.on_gpu;
   // y is not read when beta == 0 (its NaN must not leak in): no copy in then.
-  const int a_index =
-      stage_a ? staging.add(matrix_block(call.a, call.m, call.n, call.lda), true, false) : -1;
+  const bool reads_y = *static_cast<const T *>(p.beta) != T(0);
+  const int a_index = stage_a ? staging.add(matrix_block<T>(p), true, false) : -1;
   const int x_index =
-      stage_x ? staging.add(vector_block(call.x, x_length, call.incx), true, false) : -1;
+      stage_x ? staging.add(vector_block<T>(p.x.data, p.x_length(), p.x.inc), true, false) : -1;
   const int y_index =
-      stage_y ? staging.add(vector_block(call.y, y_length, call.incy), call.beta != T(0), true)
-              : -1;
+      stage_y ? staging.add(vector_block<T>(p.y.data, p.y_length(), p.y.inc), reads_y, true) : -1;
   if (!staging.allocate_and_copy_in()) return refused("cannot stage the host arrays on the GPU");
 
-  GemvCall<T, T, T> gemv;
-  gemv.trans = call.trans;
-  gemv.m = call.m;
-  gemv.n = call.n;
-  gemv.alpha = &call.alpha;
-  gemv.a = stage_a ? staging.device<T>(a_index) : call.a;
-  gemv.lda = stage_a ? std::max(call.m, 1) : call.lda;
-  gemv.x = stage_x ? staging.device<T>(x_index) : call.x;
-  gemv.incx = stage_x ? (call.incx > 0 ? 1 : -1) : call.incx;
-  gemv.beta = &call.beta;
-  gemv.y = stage_y ? staging.device<T>(y_index) : call.y;
-  gemv.incy = stage_y ? (call.incy > 0 ? 1 : -1) : call.incy;
+  const CheckedProblem staged =
+      checked.on_packed_copies(staging.device(a_index), staging.device(x_index),
+                               staging.device(y_index));
   // A failed launch runs nothing.
-  if (const xgemv_status status = xgemv::gemv(handle, gemv); status != XGEMV_STATUS_SUCCESS)
+  if (const xgemv_status status = xgemv::run(handle, staged); status != XGEMV_STATUS_SUCCESS)
     return refused(xgemv_status_string(status));
   if (!staging.copy_out() || cudaStreamSynchronize(nullptr) != cudaSuccess) {
     cudaGetLastError();
@@ -261,16 +248,20 @@ GpuFailure run_on_gpu(const BlasGemv<T> &call, const Placement &where) {
 
 // Hands the call to the next BLAS; false if there is none.
 template <class T>
-bool run_on_next_blas(const BlasGemv<T> &call, const char *why) {
+bool run_on_next_blas(const char *entry, const GemvProblem &p, const char *why) {
   const NextBlas &next = next_blas();
   const FortranGemv<T> gemv = next.gemv<T>();
   if (gemv == nullptr) return false;
-  gemv(&call.trans, &call.m, &call.n, &call.alpha, call.a, &call.lda, call.x, &call.incx,
-       &call.beta, call.y, &call.incy, 1);
+  // The BLAS ABI's own 32-bit arguments, as the caller passed them.
+  const int m = int(p.m), n = int(p.n), lda = int(p.a.ld), incx = int(p.x.inc),
+            incy = int(p.y.inc);
+  gemv(&p.trans, &m, &n, static_cast<const T *>(p.alpha), static_cast<const T *>(p.a.data), &lda,
+       static_cast<const T *>(p.x.data), &incx, static_cast<const T *>(p.beta),
+       static_cast<T *>(p.y.data), &incy, 1);
   if (logging_enabled()) {
     char detail[512];
     std::snprintf(detail, sizeof detail, "%s; %s", next.library, why);
-    log_call(call.entry, "host BLAS", detail);
+    log_call(entry, "host BLAS", detail);
   }
   return true;
 }
@@ -278,26 +269,27 @@ bool run_on_next_blas(const BlasGemv<T> &call, const char *why) {
 }  // namespace
 
 template <class T>
-void run_gemv(const BlasGemv<T> &call) noexcept {
+void run_gemv(const char *entry, const CheckedProblem &checked) noexcept {
   // Quick return (Reference BLAS): nothing is read, not even to ask where it lives.
-  if (call.m == 0 || call.n == 0 || (call.alpha == T(0) && call.beta == T(1))) return;
-  const bool reads_a_x = call.alpha != T(0);
-  const Placement where{reads_a_x, reads_a_x ? residence_of(call.a) : Residence{},
-                        reads_a_x ? residence_of(call.x) : Residence{}, residence_of(call.y)};
+  if (is_quick_return(checked, /*device_scalars=*/false)) return;
+  const GemvProblem &p = *checked;
+  const bool reads_a_x = reads_matrix_and_x(checked, /*device_scalars=*/false);
+  const Placement where{reads_a_x, reads_a_x ? residence_of(p.a.data) : Residence{},
+                        reads_a_x ? residence_of(p.x.data) : Residence{}, residence_of(p.y.data)};
   const bool host_only = !where.any_on_gpu();
-  if (host_only && !host_arrays_to_gpu() && run_on_next_blas(call, "host arrays")) return;
+  if (host_only && !host_arrays_to_gpu() && run_on_next_blas<T>(entry, p, "host arrays")) return;
 
-  const GpuFailure failure = run_on_gpu(call, where);
+  const GpuFailure failure = run_on_gpu<T>(checked, where);
   if (failure.reason == nullptr) {
-    log_call(call.entry, "xgemv", where.gpu_route());
+    log_call(entry, "xgemv", where.gpu_route());
     return;
   }
   // Host arrays can still go to the CPU (XGEMV_BLAS_HOST=gpu on a machine without a GPU).
-  if (host_only && !failure.y_touched && run_on_next_blas(call, failure.reason)) return;
-  std::fprintf(stderr, "xgemv_blas: %s: y not computed: %s\n", call.entry, failure.reason);
+  if (host_only && !failure.y_touched && run_on_next_blas<T>(entry, p, failure.reason)) return;
+  std::fprintf(stderr, "xgemv_blas: %s: y not computed: %s\n", entry, failure.reason);
 }
 
-template void run_gemv(const BlasGemv<float> &) noexcept;
-template void run_gemv(const BlasGemv<double> &) noexcept;
+template void run_gemv<float>(const char *, const CheckedProblem &) noexcept;
+template void run_gemv<double>(const char *, const CheckedProblem &) noexcept;
 
 }  // namespace xgemv::blas

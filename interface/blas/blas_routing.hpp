@@ -10,24 +10,9 @@
 // XGEMV_BLAS_LOG=1 writes one line per call to stderr naming who served it.
 #pragma once
 
-namespace xgemv::blas {
+#include "problem.hpp"
 
-// A GEMV that passed the argument checks, in column-major BLAS terms (CBLAS row-major calls are
-// folded already). Scalars are host values, as in every BLAS ABI.
-template <class T>
-struct BlasGemv {
-  const char *entry;  // "sgemv_", "cblas_sgemv", ...: for the log
-  char trans;
-  int m, n;
-  T alpha;
-  const T *a;
-  int lda;
-  const T *x;
-  int incx;
-  T beta;
-  T *y;
-  int incy;
-};
+namespace xgemv::blas {
 
 // Names per precision: the exported entry points and the Fortran name xerbla_ reports.
 template <class T>
@@ -41,11 +26,13 @@ struct GemvNames<double> {
   static constexpr const char *fortran = "dgemv_", *xerbla = "DGEMV ", *cblas = "cblas_dgemv";
 };
 
-// Runs a checked call where its arrays are (see above). Never throws, never ends the process.
+// Runs a checked GEMV of T (column-major: CBLAS row-major calls are folded already; host scalars,
+// as in every BLAS ABI) where its arrays are (see above). `entry` ("sgemv_", "cblas_sgemv", ...)
+// names it in the log. Never throws, never ends the process.
 template <class T>
-void run_gemv(const BlasGemv<T> &call) noexcept;
+void run_gemv(const char *entry, const CheckedProblem &problem) noexcept;
 
-extern template void run_gemv(const BlasGemv<float> &) noexcept;
-extern template void run_gemv(const BlasGemv<double> &) noexcept;
+extern template void run_gemv<float>(const char *, const CheckedProblem &) noexcept;
+extern template void run_gemv<double>(const char *, const CheckedProblem &) noexcept;
 
 }  // namespace xgemv::blas

@@ -1,9 +1,9 @@
 // cblas_sgemv and cblas_dgemv. A row-major call is the column-major call on A^T: m and n
-// swapped, trans flipped (GUIDE rule 8). Errors reach cblas_xerbla with exactly the arguments
+// swapped, trans flipped. Errors reach cblas_xerbla with exactly the arguments
 // the reference CBLAS gives it, so a program that supplies its own sees the same calls.
 #include "blas_abi.hpp"
 #include "blas_routing.hpp"
-#include "core.hpp"
+#include "problem.hpp"
 
 namespace xgemv::blas {
 namespace {
@@ -42,13 +42,15 @@ void cblas_gemv(int layout, int trans, int m, int n, T alpha, const T *a, int ld
   if (folded_trans == '\0')
     return report_cblas_error(2, routine, row_major, "Illegal TransA setting, %d\n", trans);
   const int rows = row_major ? n : m, cols = row_major ? m : n;
-  const xgemv_status status = check_gemv_arguments(folded_trans, rows, cols, lda, incx, incy);
-  if (status != XGEMV_STATUS_SUCCESS) {
+  xgemv_status status = XGEMV_STATUS_SUCCESS;
+  const std::optional<CheckedProblem> problem = check_problem(
+      single_problem(folded_trans, rows, cols, &alpha, a, lda, x, incx, &beta, y, incy), &status);
+  if (!problem) {
     // The reference numbers the column-major call's argument + 1 (CBLAS adds the layout
     // argument); for row-major its cblas_xerbla swaps 3 and 4 back to M and N itself.
     return report_cblas_error(xgemv_status_argument(status) + 1, routine, row_major, "");
   }
-  run_gemv(BlasGemv<T>{routine, folded_trans, rows, cols, alpha, a, lda, x, incx, beta, y, incy});
+  run_gemv<T>(routine, *problem);
 }
 
 }  // namespace

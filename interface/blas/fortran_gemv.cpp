@@ -4,7 +4,7 @@
 
 #include "blas_abi.hpp"
 #include "blas_routing.hpp"
-#include "core.hpp"
+#include "problem.hpp"
 
 namespace xgemv::blas {
 namespace {
@@ -13,15 +13,16 @@ template <class T>
 void fortran_gemv(const char *trans, const int *m, const int *n, const T *alpha, const T *a,
                   const int *lda, const T *x, const int *incx, const T *beta, T *y,
                   const int *incy) noexcept {
-  const xgemv_status status = check_gemv_arguments(*trans, *m, *n, *lda, *incx, *incy);
-  if (status != XGEMV_STATUS_SUCCESS) {
+  xgemv_status status = XGEMV_STATUS_SUCCESS;
+  const std::optional<CheckedProblem> problem = check_problem(
+      single_problem(*trans, *m, *n, alpha, a, *lda, x, *incx, beta, y, *incy), &status);
+  if (!problem) {
     // Nothing read or written; the routine name as Reference BLAS passes it ("SGEMV ").
     const int position = xgemv_status_argument(status);
     xerbla_(GemvNames<T>::xerbla, &position, std::strlen(GemvNames<T>::xerbla));
     return;
   }
-  run_gemv(BlasGemv<T>{GemvNames<T>::fortran, *trans, *m, *n, *alpha, a, *lda, x, *incx, *beta, y,
-                       *incy});
+  run_gemv<T>(GemvNames<T>::fortran, *problem);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ cublasStatus_t intercept(const RealFunction<Function> &real, cublasHandle_t hand
   if (!interception_disabled()) {
     const Route verdict = route(args...);
     reason = verdict.forward_reason;
-    if (verdict.call) {
-      const ServeResult result = serve(real.name(), handle, *verdict.call);
+    if (verdict.problem) {
+      const ServeResult result = serve(real.name(), handle, *verdict.problem);
       if (result.forward_reason == nullptr) return result.status;
       reason = result.forward_reason;
     }

@@ -21,36 +21,18 @@ bool is_fp32_compute(cublasComputeType_t compute_type) {
   }
 }
 
-// The GEMV of a GEMM, typed: y = C, the vector is the operand that is not the matrix.
-template <class TA, class TY>
-Route gemv_of_gemm_typed(const GemvOfGemm &gemv, const void *alpha, const void *matrix,
-                         const void *vector, const void *beta, void *c) {
-  GemvCall<TA, TY, float> call;
-  call.m = gemv.m;
-  call.n = gemv.n;
-  call.alpha = static_cast<const float *>(alpha);
-  call.a = static_cast<const TA *>(matrix);
-  call.lda = gemv.lda;
-  call.x = static_cast<const TA *>(vector);
-  call.incx = gemv.incx;
-  call.beta = static_cast<const float *>(beta);
-  call.y = static_cast<TY *>(c);
-  call.incy = gemv.incy;
-  return checked_gemv(gemv.trans, call);
-}
-
-// The GemmEx type combinations xgemv serves: A/B type, C type, the typed GEMV.
+// The GemmEx type combinations xgemv serves: A/B type, C type, the GEMV's element types.
 struct ServedGemmTypes {
   cudaDataType ab_type, c_type;
-  Route (*make)(const GemvOfGemm &, const void *, const void *, const void *, const void *,
-                void *);
+  ElementTypes types;
 };
 constexpr ServedGemmTypes kServedGemmTypes[] = {
-    {CUDA_R_32F, CUDA_R_32F, &gemv_of_gemm_typed<float, float>},
-    {CUDA_R_16F, CUDA_R_16F, &gemv_of_gemm_typed<__half, __half>},
-    {CUDA_R_16BF, CUDA_R_16BF, &gemv_of_gemm_typed<__nv_bfloat16, __nv_bfloat16>},
-    {CUDA_R_16F, CUDA_R_32F, &gemv_of_gemm_typed<__half, float>},
-    {CUDA_R_16BF, CUDA_R_32F, &gemv_of_gemm_typed<__nv_bfloat16, float>},
+    {CUDA_R_32F, CUDA_R_32F, element_types_of<float, float, float, float>()},
+    {CUDA_R_16F, CUDA_R_16F, element_types_of<__half, __half, __half, float>()},
+    {CUDA_R_16BF, CUDA_R_16BF,
+     element_types_of<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float>()},
+    {CUDA_R_16F, CUDA_R_32F, element_types_of<__half, __half, float, float>()},
+    {CUDA_R_16BF, CUDA_R_32F, element_types_of<__nv_bfloat16, __nv_bfloat16, float, float>()},
 };
 
 }  // namespace
@@ -64,23 +46,19 @@ char blas_trans(cublasOperation_t op) noexcept {
   }
 }
 
-Route checked_gemv(char trans, AnyGemvCall call) {
-  if (trans == '\0') return Route::forward("op is not N, T or C");
-  return std::visit(
-      [&](auto &typed) {
-        typed.trans = trans;
-        const xgemv_status status = check_gemv_arguments(typed.trans, typed.m, typed.n, typed.lda,
-                                                         typed.incx, typed.incy);
-        if (status != XGEMV_STATUS_SUCCESS) return Route::forward(xgemv_status_string(status));
-        if (typed.batch_count < 0) return Route::forward("batch count < 0");
-        return Route::serve(typed);
-      },
-      call);
+Route checked_route(const GemvProblem &problem) {
+  if (problem.trans == '\0') return {std::nullopt, "op is not N, T or C"};
+  xgemv_status status = XGEMV_STATUS_SUCCESS;
+  std::optional<CheckedProblem> checked = check_problem(problem, &status);
+  if (!checked) return {std::nullopt, xgemv_status_string(status)};
+  return {std::move(checked), nullptr};
 }
 
-std::optional<GemvOfGemm> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
-                                       int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                                       int64_t ldc, const char **reason) {
+std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
+                                        int64_t m, int64_t n, int64_t k, const void *alpha,
+                                        const void *a, int64_t lda, const void *b, int64_t ldb,
+                                        const void *beta, void *c, int64_t ldc,
+                                        const ElementTypes &types, const char **reason) {
   const char trans_a = blas_trans(transa), trans_b = blas_trans(transb);
   if (trans_a == '\0' || trans_b == '\0') {
     *reason = "op is not N, T or C";
@@ -101,32 +79,33 @@ std::optional<GemvOfGemm> gemv_of_gemm(cublasOperation_t transa, cublasOperation
     *reason = "invalid GEMM leading dimension";
     return std::nullopt;
   }
-  if (n == 1) {
-    // C is a column: y = op(A) * (column 0 of op(B)); that column of B^T is row 0 of B.
-    return GemvOfGemm{a_plain ? 'N' : 'T', rows_a, a_plain ? k : m, lda,
-                      /*matrix_is_b=*/false, b_plain ? 1 : ldb, 1};
-  }
+  const auto gemv = [&](char trans, int64_t rows, int64_t cols, const void *matrix, int64_t ld,
+                        const void *vector, int64_t incx, int64_t incy) {
+    return GemvProblem{types,  trans, rows, cols, {matrix, ld, 0, nullptr}, {vector, incx, 0, nullptr},
+                       {c, incy, 0, nullptr}, 1, alpha, beta};
+  };
+  // C is a column: y = op(A) * (column 0 of op(B)); that column of B^T is row 0 of B.
+  if (n == 1) return gemv(a_plain ? 'N' : 'T', rows_a, a_plain ? k : m, a, lda, b, b_plain ? 1 : ldb, 1);
   // C is a row (stride ldc): y = op(B)^T * (row 0 of op(A)); that row of A is strided by lda.
-  return GemvOfGemm{b_plain ? 'T' : 'N', rows_b, b_plain ? n : k, ldb,
-                    /*matrix_is_b=*/true, a_plain ? lda : 1, ldc};
+  return gemv(b_plain ? 'T' : 'N', rows_b, b_plain ? n : k, b, ldb, a, a_plain ? lda : 1, ldc);
 }
 
 Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
                  int64_t k, const void *alpha, const void *a, cudaDataType a_type, int64_t lda,
                  const void *b, cudaDataType b_type, int64_t ldb, const void *beta, void *c,
                  cudaDataType c_type, int64_t ldc, cublasComputeType_t compute_type) {
-  if (!is_fp32_compute(compute_type)) return Route::forward("compute type is not 32F");
-  if (a_type != b_type) return Route::forward("A and B types differ");
-  const char *reason = nullptr;
-  const std::optional<GemvOfGemm> gemv =
-      gemv_of_gemm(transa, transb, m, n, k, lda, ldb, ldc, &reason);
-  if (!gemv) return Route::forward(reason);
-  for (const ServedGemmTypes &types : kServedGemmTypes) {
-    if (types.ab_type == a_type && types.c_type == c_type)
-      return types.make(*gemv, alpha, gemv->matrix_is_b ? b : a, gemv->matrix_is_b ? a : b, beta,
-                        c);
-  }
-  return Route::forward("data types not served");
+  if (!is_fp32_compute(compute_type)) return {std::nullopt, "compute type is not 32F"};
+  if (a_type != b_type) return {std::nullopt, "A and B types differ"};
+  const ServedGemmTypes *served = nullptr;
+  for (const ServedGemmTypes &types : kServedGemmTypes)
+    if (types.ab_type == a_type && types.c_type == c_type) served = &types;
+  const char *reason = "data types not served";
+  const std::optional<GemvProblem> gemv =
+      served ? gemv_of_gemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                            served->types, &reason)
+             : std::nullopt;
+  if (!gemv) return {std::nullopt, reason};
+  return checked_route(*gemv);
 }
 
 }  // namespace xgemv::cublas_dropin

@@ -1,12 +1,11 @@
 // Which cuBLAS calls xgemv serves, in the shape of a predicate chain: each `route` overload looks
 // at one entry point family's arguments and returns either the GEMV to run or why the call
 // stays with cuBLAS. xgemv serves only what is valid BLAS; cuBLAS accepts more (m = -1,
-// incx = 0, CUBLAS_OP_CONJG, ...: GUIDE section 2) and keeps answering exactly that itself.
+// incx = 0, CUBLAS_OP_CONJG, ...) and keeps answering exactly that itself.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <variant>
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -16,18 +15,9 @@
 
 namespace xgemv::cublas_dropin {
 
-// Every GEMV the core runs: {S,D}gemv, HSH, TST, HSS, TSS.
-using AnyGemvCall =
-    std::variant<GemvCall<float, float, float>, GemvCall<double, double, double>,
-                 GemvCall<__half, __half, float>, GemvCall<__nv_bfloat16, __nv_bfloat16, float>,
-                 GemvCall<__half, float, float>, GemvCall<__nv_bfloat16, float, float>>;
-
-// The verdict on one call: the GEMV xgemv runs, or the reason the real cuBLAS gets it.
+// The verdict on one call: the checked GEMV xgemv runs, or the reason the real cuBLAS gets it.
 struct Route {
-  static Route serve(const AnyGemvCall &call) { return Route{call, nullptr}; }
-  static Route forward(const char *reason) { return Route{std::nullopt, reason}; }
-
-  std::optional<AnyGemvCall> call;
+  std::optional<CheckedProblem> problem;
   const char *forward_reason;
 };
 
@@ -37,16 +27,14 @@ struct Route {
 // that cuBLAS tolerates).
 char blas_trans(cublasOperation_t op) noexcept;
 
-// The checks every family shares: a BLAS op, the one BLAS argument checker, batch count >= 0.
-Route checked_gemv(char trans, AnyGemvCall call);
+// The checks every family shares: a BLAS op, then the one checker (BLAS arguments, batch count).
+Route checked_route(const GemvProblem &problem);
 
 // cublas{S,D}gemv_v2[_64].
 template <class TA, class TY, class S, class Int>
 Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int lda,
             const TA *x, Int incx, const S *beta, TY *y, Int incy) {
-  const char trans = blas_trans(op);
-  return checked_gemv(trans, strided_gemv_call<TA, TY, S>(trans, m, n, alpha, a, lda, 0, x, incx,
-                                                          0, beta, y, incy, 0, 1));
+  return checked_route(single_problem(blas_trans(op), m, n, alpha, a, lda, x, incx, beta, y, incy));
 }
 
 // cublas{S,D,HSH,HSS,TST,TSS}gemvBatched[_64]: device arrays of pointers.
@@ -54,19 +42,8 @@ template <class TA, class TY, class S, class Int>
 Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *const *a_array,
             Int lda, const TA *const *x_array, Int incx, const S *beta, TY *const *y_array,
             Int incy, Int batch_count) {
-  GemvCall<TA, TY, S> call;
-  call.m = m;
-  call.n = n;
-  call.alpha = alpha;
-  call.a_array = a_array;
-  call.lda = lda;
-  call.x_array = x_array;
-  call.incx = incx;
-  call.beta = beta;
-  call.y_array = y_array;
-  call.incy = incy;
-  call.batch_count = batch_count;
-  return checked_gemv(blas_trans(op), call);
+  return checked_route(pointer_array_problem(blas_trans(op), m, n, alpha, a_array, lda, x_array,
+                                             incx, beta, y_array, incy, batch_count));
 }
 
 // cublas{S,D,HSH,HSS,TST,TSS}gemvStridedBatched[_64].
@@ -74,26 +51,21 @@ template <class TA, class TY, class S, class Int>
 Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int lda,
             long long stride_a, const TA *x, Int incx, long long stride_x, const S *beta, TY *y,
             Int incy, long long stride_y, Int batch_count) {
-  const char trans = blas_trans(op);
-  return checked_gemv(trans, strided_gemv_call<TA, TY, S>(trans, m, n, alpha, a, lda, stride_a, x,
-                                                          incx, stride_x, beta, y, incy, stride_y,
-                                                          batch_count));
+  return checked_route(strided_problem(blas_trans(op), m, n, alpha, a, lda, stride_a, x, incx,
+                                       stride_x, beta, y, incy, stride_y, batch_count));
 }
 
 // --- GEMMs that are a GEMV ----------------------------------------------------------------------
 
 // C (m x n) = alpha*op(A)*op(B) + beta*C as a GEMV on one of the operands, when C is one column
-// (n == 1) or one row (m == 1) and the call is a valid GEMM with m, n, k > 0 (k == 0 scales C,
-// which a GEMV of length 0 would not do).
-struct GemvOfGemm {
-  char trans;
-  int64_t m, n, lda;  // of the matrix operand
-  bool matrix_is_b;   // the matrix operand is B (C is a row) rather than A (C is a column)
-  int64_t incx, incy;
-};
-std::optional<GemvOfGemm> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
-                                       int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                                       int64_t ldc, const char **reason);
+// (n == 1: the matrix is A, the vector a column of op(B)) or one row (m == 1: the matrix is B,
+// the vector a row of op(A)) and the call is a valid GEMM with m, n, k > 0 (k == 0 scales C,
+// which a GEMV of length 0 would not do). y is C; the problem is not checked yet.
+std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
+                                        int64_t m, int64_t n, int64_t k, const void *alpha,
+                                        const void *a, int64_t lda, const void *b, int64_t ldb,
+                                        const void *beta, void *c, int64_t ldc,
+                                        const ElementTypes &types, const char **reason);
 
 // cublasGemmEx[_64]: A and B of one type in {16F, 16BF, 32F}, C of that type or 32F (the
 // HSH/TST/S and HSS/TSS combinations), any CUBLAS_COMPUTE_32F* compute type (float scalars;
@@ -130,8 +102,8 @@ struct ServeResult {
   const char *forward_reason;  // nullptr: served
 };
 
-// Runs `call` with the handle's stream, pointer mode and device; logs it when served
+// Runs the problem with the handle's stream, pointer mode and device; logs it when served
 // (gemv_serve.cpp).
-ServeResult serve(const char *entry, cublasHandle_t handle, const AnyGemvCall &call) noexcept;
+ServeResult serve(const char *entry, cublasHandle_t handle, const CheckedProblem &problem) noexcept;
 
 }  // namespace xgemv::cublas_dropin

@@ -10,20 +10,16 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-// "T m=64 n=32 batch=1", for the log.
-void describe(const AnyGemvCall &call, char *text, std::size_t size) {
-  std::visit(
-      [&](const auto &typed) {
-        std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld", typed.trans,
-                      static_cast<long long>(typed.m), static_cast<long long>(typed.n),
-                      static_cast<long long>(typed.batch_count));
-      },
-      call);
+// "T m=64 n=32 batch=1 t_rowblock_32", for the log.
+void describe(const GemvProblem &p, const char *variant, char *text, std::size_t size) {
+  std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld %s", p.trans, static_cast<long long>(p.m),
+                static_cast<long long>(p.n), static_cast<long long>(p.batch_count),
+                variant ? variant : "no launch");
 }
 
 }  // namespace
 
-ServeResult serve(const char *entry, cublasHandle_t handle, const AnyGemvCall &call) noexcept {
+ServeResult serve(const char *entry, cublasHandle_t handle, const CheckedProblem &problem) noexcept {
   if (handle == nullptr) return {CUBLAS_STATUS_SUCCESS, "NULL handle"};
   cudaStream_t stream = nullptr;
   cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
@@ -32,21 +28,22 @@ ServeResult serve(const char *entry, cublasHandle_t handle, const AnyGemvCall &c
     return {CUBLAS_STATUS_SUCCESS, "cannot read the handle's stream or pointer mode"};
 
   xgemv_status status = XGEMV_STATUS_INTERNAL_ERROR;
+  const char *variant = nullptr;
   {
     const HandleLease lease = acquire_xgemv_handle(handle, stream);
     if (!lease) return {CUBLAS_STATUS_SUCCESS, lease.reason()};
     xgemv_set_pointer_mode(lease.get(), pointer_mode == CUBLAS_POINTER_MODE_DEVICE
                                             ? XGEMV_POINTER_MODE_DEVICE
                                             : XGEMV_POINTER_MODE_HOST);
-    status =
-        std::visit([&](const auto &typed) { return xgemv::gemv(lease.get(), typed); }, call);
+    status = xgemv::run(lease.get(), problem);
+    variant = xgemv_get_last_kernel_variant(lease.get());
   }
 
   switch (status) {
     case XGEMV_STATUS_SUCCESS:
       if (logging_enabled()) {
-        char text[96];
-        describe(call, text, sizeof text);
+        char text[128];
+        describe(*problem, variant, text, sizeof text);
         log_call(entry, "xgemv", text);
       }
       return {CUBLAS_STATUS_SUCCESS, nullptr};

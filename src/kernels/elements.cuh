@@ -1,4 +1,6 @@
-// Element types, accumulation, loads and the BLAS epilogue shared by every GEMV kernel.
+// Loading and widening, shared by every GEMV kernel: element types to the accumulator type,
+// 16-byte loads of A (streamed once) and of x (cached, also when shifted against A). Every
+// element type moves in 16-byte units, kElemsPer16B<T> elements each (16 for 8-bit types).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -98,17 +100,6 @@ __device__ __forceinline__ int4 load16_cached_unaligned(const T *p) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(word_at(w, q, i), word_at(w, q, i + 1), bits);
   return make_int4(int(out[0]), int(out[1]), int(out[2]), int(out[3]));
-}
-
-// y := alpha*dot + beta*y with the BLAS rules: beta == 0 never reads y (NaN in y must not leak
-// through); alpha == 0 is y := beta*y exactly (dot is not even computed then).
-template <class TY, class S>
-__device__ __forceinline__ void store_output(TY *y, S dot, S alpha, S beta) {
-  S value;
-  if (alpha == S(0)) value = beta == S(0) ? S(0) : beta * to_acc(*y);
-  else if (beta == S(0)) value = alpha * dot;
-  else value = beta * to_acc(*y) + alpha * dot;
-  *y = from_acc<TY>(value);
 }
 
 }  // namespace xgemv::kernels

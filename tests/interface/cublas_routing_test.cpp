@@ -1,9 +1,10 @@
 // The cuBLAS drop-in's routing decisions, on the CPU: which calls xgemv serves (valid BLAS
-// only; cuBLAS keeps the rest, GUIDE section 2) and how a one-row / one-column GEMM becomes a
+// only; cuBLAS keeps the rest, which it accepts more loosely) and how a one-row / one-column GEMM becomes a
 // GEMV, checked by running both on the host for every op combination.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,16 +13,15 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-using FloatCall = GemvCall<float, float, float>;
-using HalfCall = GemvCall<__half, __half, float>;
-using Bf16Call = GemvCall<__nv_bfloat16, __nv_bfloat16, float>;
-using HalfToFloatCall = GemvCall<__half, float, float>;
-using Bf16ToFloatCall = GemvCall<__nv_bfloat16, float, float>;
+constexpr ElementTypes kFloat = element_types_of<float, float, float, float>();
+constexpr ElementTypes kHalf = element_types_of<__half, __half, __half, float>();
+constexpr ElementTypes kBf16 = element_types_of<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float>();
+constexpr ElementTypes kHalfToFloat = element_types_of<__half, __half, float, float>();
+constexpr ElementTypes kBf16ToFloat = element_types_of<__nv_bfloat16, __nv_bfloat16, float, float>();
 
-// Whether the verdict is "xgemv serves it, as a Call".
-template <class Call>
-bool serves_as(const Route &verdict) {
-  return verdict.call.has_value() && std::holds_alternative<Call>(*verdict.call);
+// Whether the verdict is "xgemv serves it, with these element types".
+bool serves_as(const Route &verdict, const ElementTypes &types) {
+  return verdict.problem.has_value() && (*verdict.problem)->types == types;
 }
 
 const float kOne = 1.0f;
@@ -42,15 +42,15 @@ TEST(GemvRouting, ServesValidBlasCallsWithTheirOp) {
   } ops[] = {{CUBLAS_OP_N, 'N'}, {CUBLAS_OP_T, 'T'}, {CUBLAS_OP_C, 'C'}};
   for (const auto &op : ops) {
     const Route verdict = sgemv(op.op, 5, 3, 5, -2, 1);
-    ASSERT_TRUE(verdict.call.has_value()) << reason_of(verdict);
-    const auto &call = std::get<FloatCall>(*verdict.call);
-    EXPECT_EQ(call.trans, op.trans);
-    EXPECT_EQ(call.m, 5);
-    EXPECT_EQ(call.n, 3);
-    EXPECT_EQ(call.incx, -2);
+    ASSERT_TRUE(serves_as(verdict, kFloat)) << reason_of(verdict);
+    const GemvProblem &problem = **verdict.problem;
+    EXPECT_EQ(problem.trans, op.trans);
+    EXPECT_EQ(problem.m, 5);
+    EXPECT_EQ(problem.n, 3);
+    EXPECT_EQ(problem.x.inc, -2);
   }
   // Empty problems are valid BLAS (quick return) and xgemv's to serve.
-  EXPECT_TRUE(sgemv(CUBLAS_OP_N, 0, 3, 1, 1, 1).call.has_value());
+  EXPECT_TRUE(sgemv(CUBLAS_OP_N, 0, 3, 1, 1, 1).problem.has_value());
 }
 
 // What cuBLAS accepts and Reference BLAS does not stays with cuBLAS, which answers for itself
@@ -70,7 +70,7 @@ TEST(GemvRouting, ForwardsWhatIsNotValidBlas) {
       {sgemv(CUBLAS_OP_N, 2, 2, 2, 1, 0), "incy"},
   };
   for (const auto &c : cases) {
-    EXPECT_FALSE(c.verdict.call.has_value());
+    EXPECT_FALSE(c.verdict.problem.has_value());
     EXPECT_NE(reason_of(c.verdict).find(c.reason_part), std::string::npos) << reason_of(c.verdict);
   }
 }
@@ -80,22 +80,22 @@ TEST(GemvRouting, BatchedFormsCarryTheirBatch) {
   float *const *no_outputs = nullptr;
   const Route arrays =
       route(CUBLAS_OP_T, 4, 3, &kOne, no_arrays, 4, no_arrays, 1, &kOne, no_outputs, 1, 9);
-  ASSERT_TRUE(arrays.call.has_value());
-  EXPECT_EQ(std::get<FloatCall>(*arrays.call).batch_count, 9);
+  ASSERT_TRUE(serves_as(arrays, kFloat));
+  EXPECT_EQ((*arrays.problem)->batch_count, 9);
 
   static __half a[1], x[1], y[1];
   const Route strided = route(CUBLAS_OP_N, int64_t(4), int64_t(3), &kOne, a, int64_t(4), 12LL, x,
                               int64_t(1), 3LL, &kOne, y, int64_t(1), 4LL, int64_t(5));
-  ASSERT_TRUE(strided.call.has_value());
-  const auto &call = std::get<HalfCall>(*strided.call);
-  EXPECT_EQ(call.batch_count, 5);
-  EXPECT_EQ(call.stride_a, 12);
-  EXPECT_EQ(call.stride_y, 4);
+  ASSERT_TRUE(serves_as(strided, kHalf));
+  const GemvProblem &problem = **strided.problem;
+  EXPECT_EQ(problem.batch_count, 5);
+  EXPECT_EQ(problem.a.stride, 12);
+  EXPECT_EQ(problem.y.stride, 4);
 
   EXPECT_TRUE(route(CUBLAS_OP_T, 4, 3, &kOne, no_arrays, 4, no_arrays, 1, &kOne, no_outputs, 1, 0)
-                  .call.has_value());
+                  .problem.has_value());
   EXPECT_FALSE(route(CUBLAS_OP_T, 4, 3, &kOne, no_arrays, 4, no_arrays, 1, &kOne, no_outputs, 1, -1)
-                   .call.has_value());
+                   .problem.has_value());
 }
 
 // --- GEMM as GEMV
@@ -122,19 +122,29 @@ std::vector<double> host_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, 
   return c;
 }
 
-// y = alpha*op(M)*x + beta*y on the host, BLAS conventions (positive increments here).
-std::vector<double> host_gemv(const GemvOfGemm &g, const std::vector<double> &matrix,
+// y = alpha*op(M)*x + beta*y on the host for the problem's shape and strides, the matrix and
+// vector given by value (positive increments here).
+std::vector<double> host_gemv(const GemvProblem &g, const std::vector<double> &matrix,
                               const std::vector<double> &x, std::vector<double> y) {
-  const bool transposed = g.trans != 'N';
+  const bool transposed = g.transposed();
   const int64_t rows = transposed ? g.n : g.m, cols = transposed ? g.m : g.n;
   for (int64_t i = 0; i < rows; ++i) {
     double sum = 0;
     for (int64_t j = 0; j < cols; ++j)
-      sum += (transposed ? element(matrix, g.lda, j, i) : element(matrix, g.lda, i, j)) *
-             x[size_t(j * g.incx)];
-    y[size_t(i * g.incy)] = 2 * sum - y[size_t(i * g.incy)];
+      sum += (transposed ? element(matrix, g.a.ld, j, i) : element(matrix, g.a.ld, i, j)) *
+             x[size_t(j * g.x.inc)];
+    y[size_t(i * g.y.inc)] = 2 * sum - y[size_t(i * g.y.inc)];
   }
   return y;
+}
+
+// gemv_of_gemm on stand-in operands: only the shape and which operand is the matrix matter.
+char kOperandA, kOperandB, kOperandC;
+std::optional<GemvProblem> gemv_of(cublasOperation_t op_a, cublasOperation_t op_b, int64_t m,
+                                   int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                                   const char **reason) {
+  return gemv_of_gemm(op_a, op_b, m, n, k, &kOne, &kOperandA, lda, &kOperandB, ldb, &kOne,
+                      &kOperandC, ldc, kFloat, reason);
 }
 
 std::vector<double> numbered(size_t count, int seed) {
@@ -161,11 +171,13 @@ TEST(GemmAsGemv, EveryOpCombinationMatchesTheGemm) {
           const auto b = numbered(size_t(ldb * (tb ? s.k : s.n)), 2);
           const auto c = numbered(size_t(ldc * s.n), 3);
           const char *reason = nullptr;
-          const auto gemv = gemv_of_gemm(op_a, op_b, s.m, s.n, s.k, lda, ldb, ldc, &reason);
+          const auto gemv = gemv_of(op_a, op_b, s.m, s.n, s.k, lda, ldb, ldc, &reason);
           ASSERT_TRUE(gemv.has_value()) << reason;
+          ASSERT_EQ(gemv->y.data, &kOperandC);
+          const bool matrix_is_b = gemv->a.data == &kOperandB;
+          ASSERT_EQ(gemv->x.data, matrix_is_b ? &kOperandA : &kOperandB);
           const auto expected = host_gemm(ta, tb, s.m, s.n, s.k, a, lda, b, ldb, c, ldc);
-          const auto got =
-              host_gemv(*gemv, gemv->matrix_is_b ? b : a, gemv->matrix_is_b ? a : b, c);
+          const auto got = host_gemv(*gemv, matrix_is_b ? b : a, matrix_is_b ? a : b, c);
           EXPECT_EQ(got, expected) << "op_a " << op_a << " op_b " << op_b << " m " << s.m << " n "
                                    << s.n << " k " << s.k << " pad " << pad;
           ++checked;
@@ -178,14 +190,14 @@ TEST(GemmAsGemv, EveryOpCombinationMatchesTheGemm) {
 
 TEST(GemmAsGemv, OnlyValidOneRowOrOneColumnGemms) {
   const char *reason = nullptr;
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, 2, 3, 2, &reason));
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 0, 4, 1, 4, &reason));  // C := beta*C
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_N, CUBLAS_OP_N, 0, 1, 3, 1, 3, 1, &reason));
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 3, 3, 4, &reason));  // lda < m
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 4, 2, 4, &reason));  // ldb < k
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 0, &reason));  // ldc < 1
-  EXPECT_FALSE(gemv_of_gemm(CUBLAS_OP_CONJG, CUBLAS_OP_N, 4, 1, 3, 4, 3, 4, &reason));
-  EXPECT_TRUE(gemv_of_gemm(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 1, &reason));
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, 2, 3, 2, &reason));
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 0, 4, 1, 4, &reason));  // C := beta*C
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 0, 1, 3, 1, 3, 1, &reason));
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 3, 3, 4, &reason));  // lda < m
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 4, 2, 4, &reason));  // ldb < k
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 0, &reason));  // ldc < 1
+  EXPECT_FALSE(gemv_of(CUBLAS_OP_CONJG, CUBLAS_OP_N, 4, 1, 3, 4, 3, 4, &reason));
+  EXPECT_TRUE(gemv_of(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 1, &reason));
 }
 
 Route gemm_ex(cudaDataType ab, cudaDataType c, cublasComputeType_t compute) {
@@ -195,35 +207,35 @@ Route gemm_ex(cudaDataType ab, cudaDataType c, cublasComputeType_t compute) {
 }
 
 TEST(GemmExRouting, ServesMatchingTypesWithFp32Compute) {
-  EXPECT_TRUE(serves_as<HalfCall>(gemm_ex(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F)));
-  EXPECT_TRUE(serves_as<Bf16Call>(gemm_ex(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC)));
-  EXPECT_TRUE(serves_as<FloatCall>(gemm_ex(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32)));
-  EXPECT_TRUE(serves_as<HalfToFloatCall>(gemm_ex(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F)));
-  EXPECT_TRUE(serves_as<Bf16ToFloatCall>(gemm_ex(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F)));
+  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), kHalf));
+  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), kBf16));
+  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32), kFloat));
+  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F), kHalfToFloat));
+  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), kBf16ToFloat));
 
-  EXPECT_FALSE(gemm_ex(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F).call);  // half scalars
-  EXPECT_FALSE(gemm_ex(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F).call);
-  EXPECT_FALSE(gemm_ex(CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F).call);
-  EXPECT_FALSE(gemm_ex(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I).call);
+  EXPECT_FALSE(gemm_ex(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F).problem);  // half scalars
+  EXPECT_FALSE(gemm_ex(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F).problem);
+  EXPECT_FALSE(gemm_ex(CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F).problem);
+  EXPECT_FALSE(gemm_ex(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I).problem);
   static char a[16], b[16], out[16];
   EXPECT_FALSE(route(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, &kOne, a, CUDA_R_16F, 4, b, CUDA_R_16BF, 3,
                      &kOne, out, CUDA_R_16F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
-                   .call);
+                   .problem);
 }
 
 TEST(GemmExRouting, SgemmOfOneColumnIsAnSgemv) {
   static float a[64], b[64], c[64];
   const Route verdict = route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 1, 5, &kOne, a, 8, b, 5, &kOne, c, 8);
-  ASSERT_TRUE(verdict.call.has_value());
-  const auto &call = std::get<FloatCall>(*verdict.call);
-  EXPECT_EQ(call.trans, 'N');
-  EXPECT_EQ(call.m, 8);
-  EXPECT_EQ(call.n, 5);
-  EXPECT_EQ(call.a, a);
-  EXPECT_EQ(call.x, b);
-  EXPECT_EQ(call.y, c);
+  ASSERT_TRUE(serves_as(verdict, kFloat));
+  const GemvProblem &problem = **verdict.problem;
+  EXPECT_EQ(problem.trans, 'N');
+  EXPECT_EQ(problem.m, 8);
+  EXPECT_EQ(problem.n, 5);
+  EXPECT_EQ(problem.a.data, a);
+  EXPECT_EQ(problem.x.data, b);
+  EXPECT_EQ(problem.y.data, c);
   // A real GEMM stays with cuBLAS.
-  EXPECT_FALSE(route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 2, 5, &kOne, a, 8, b, 5, &kOne, c, 8).call);
+  EXPECT_FALSE(route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 2, 5, &kOne, a, 8, b, 5, &kOne, c, 8).problem);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // never touched.
 #pragma once
 
+#include <optional>
+
 #include "blas_routing.hpp"
 
 namespace xgemv_fuzz {
@@ -11,7 +13,10 @@ namespace xgemv_fuzz {
 template <class T>
 struct GemvRecord {
   int calls = 0;
-  xgemv::blas::BlasGemv<T> last{};
+  const char *entry = nullptr;
+  std::optional<xgemv::CheckedProblem> last;
+  // The scalars' values when recorded: a CBLAS call's live only during the call.
+  T alpha{}, beta{};
 };
 
 // The calls that reached run_gemv<T> since the last reset.

@@ -114,15 +114,17 @@ void fuzz_one_call(FuzzedDataProvider &data) {
           "%s layout %d trans %d m %d n %d lda %d incx %d incy %d is valid: %d cblas_xerbla "
           "calls, %d runs",
           routine, layout, trans, m, n, lda, incx, incy, got.calls, gemv_record<T>.calls);
-  const xgemv::blas::BlasGemv<T> &run = gemv_record<T>.last;
-  require(run.trans == e.trans && run.m == e.m && run.n == e.n && run.lda == lda &&
-              run.incx == incx && run.incy == incy && run.a == a && run.x == x && run.y == y,
+  const xgemv::GemvProblem &run = *gemv_record<T>.last.value();
+  require(run.trans == e.trans && run.m == e.m && run.n == e.n && run.a.ld == lda &&
+              run.x.inc == incx && run.y.inc == incy && run.a.data == a && run.x.data == x &&
+              run.y.data == y && run.batch_count == 1,
           "%s layout %d trans %d m %d n %d: ran trans %c m %d n %d, expected trans %c m %d n %d",
-          routine, layout, trans, m, n, run.trans, run.m, run.n, e.trans, e.m, e.n);
-  require(std::memcmp(&run.alpha, &alpha, sizeof(T)) == 0 &&
-              std::memcmp(&run.beta, &beta, sizeof(T)) == 0,
+          routine, layout, trans, m, n, run.trans, int(run.m), int(run.n), e.trans, e.m, e.n);
+  require(std::memcmp(&gemv_record<T>.alpha, &alpha, sizeof(T)) == 0 &&
+              std::memcmp(&gemv_record<T>.beta, &beta, sizeof(T)) == 0,
           "%s: alpha or beta changed on the way", routine);
-  require(std::strcmp(run.entry, routine) == 0, "%s: logged as %s", routine, run.entry);
+  require(std::strcmp(gemv_record<T>.entry, routine) == 0, "%s: logged as %s", routine,
+          gemv_record<T>.entry);
 }
 
 }  // namespace

@@ -22,8 +22,7 @@
 namespace xgemv_fuzz {
 namespace {
 
-using xgemv::GemvCall;
-using xgemv::cublas_dropin::AnyGemvCall;
+using xgemv::GemvProblem;
 using xgemv::cublas_dropin::Route;
 
 // Where the fuzzer's operands "are": distinct addresses in poisoned memory.
@@ -50,7 +49,7 @@ int consume_op(FuzzedDataProvider &data) {
 }
 
 void require_forwarded(const Route &route, const char *family) {
-  require(!route.call, "%s: served a call the contract sends to cuBLAS", family);
+  require(!route.problem, "%s: served a call the contract sends to cuBLAS", family);
   require(route.forward_reason != nullptr && route.forward_reason[0] != '\0',
           "%s: forwarded without a reason for the log", family);
 }
@@ -94,28 +93,30 @@ void fuzz_gemv_family(FuzzedDataProvider &data, GemvFamily family) {
   const bool valid =
       trans != '\0' && reference_gemv_info(trans, m, n, lda, incx, incy) == 0 && batch_count >= 0;
   if (!valid) return require_forwarded(verdict, "gemv");
-  require(verdict.call.has_value(),
+  require(verdict.problem.has_value(),
           "gemv op %d m %lld n %lld lda %lld incx %lld incy %lld batch "
           "%lld is valid BLAS but was forwarded (%s)",
           op, (long long)m, (long long)n, (long long)lda, (long long)incx, (long long)incy,
           (long long)batch_count, verdict.forward_reason ? verdict.forward_reason : "no reason");
-  const auto *call = std::get_if<GemvCall<TA, TY, S>>(&*verdict.call);
-  require(call != nullptr, "gemv: served as another type combination");
+  const GemvProblem &call = **verdict.problem;
+  require(call.types == xgemv::element_types_of<TA, TA, TY, S>(),
+          "gemv: served as another type combination");
   const bool pointer_arrays = family == GemvFamily::batched;
   const bool strided = family == GemvFamily::strided_batched;
-  require(call->trans == trans && call->m == m && call->n == n && call->lda == lda &&
-              call->incx == incx && call->incy == incy && call->batch_count == batch_count &&
-              call->alpha == alpha && call->beta == beta,
+  const auto same = [](const void *served, const void *given) { return served == given; };
+  require(call.trans == trans && call.m == m && call.n == n && call.a.ld == lda &&
+              call.x.inc == incx && call.y.inc == incy && call.batch_count == batch_count &&
+              call.alpha == alpha && call.beta == beta,
           "gemv: the served call's shape or scalars differ from the caller's");
-  require(call->a == (pointer_arrays ? nullptr : a) && call->x == (pointer_arrays ? nullptr : x) &&
-              call->y == (pointer_arrays ? nullptr : y) &&
-              call->a_array == (pointer_arrays ? a_array : nullptr) &&
-              call->x_array == (pointer_arrays ? x_array : nullptr) &&
-              call->y_array == (pointer_arrays ? y_array : nullptr),
+  require(same(call.a.data, pointer_arrays ? nullptr : a) &&
+              same(call.x.data, pointer_arrays ? nullptr : x) &&
+              same(call.y.data, pointer_arrays ? nullptr : y) &&
+              same(call.a.array, pointer_arrays ? a_array : nullptr) &&
+              same(call.x.array, pointer_arrays ? x_array : nullptr) &&
+              same(call.y.array, pointer_arrays ? y_array : nullptr),
           "gemv: the served call's operands differ from the caller's");
-  require(call->stride_a == (strided ? stride_a : 0) &&
-              call->stride_x == (strided ? stride_x : 0) &&
-              call->stride_y == (strided ? stride_y : 0),
+  require(call.a.stride == (strided ? stride_a : 0) && call.x.stride == (strided ? stride_x : 0) &&
+              call.y.stride == (strided ? stride_y : 0),
           "gemv: the served call's strides differ from the caller's");
 }
 
@@ -170,16 +171,14 @@ bool gemm_served(const Gemm &g) {
          g.ldc >= std::max<int64_t>(1, g.m);
 }
 
-template <class T>
-constexpr cudaDataType cuda_type_of() {
-  if constexpr (std::is_same_v<T, float>)
-    return CUDA_R_32F;
-  else if constexpr (std::is_same_v<T, __half>)
-    return CUDA_R_16F;
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return CUDA_R_16BF;
-  else
-    return CUDA_R_64F;
+// The element type a served GemmEx operand of `type` has (only served types reach this).
+xgemv::ElementType element_type_of_cuda(cudaDataType type) {
+  switch (type) {
+    case CUDA_R_16F: return xgemv::ElementType::kF16;
+    case CUDA_R_16BF: return xgemv::ElementType::kBF16;
+    case CUDA_R_64F: return xgemv::ElementType::kF64;
+    default: return xgemv::ElementType::kF32;
+  }
 }
 
 // Element offsets, computed without overflow whatever the fuzzed sizes (up to 2^63 * 2^63).
@@ -193,18 +192,21 @@ Offset vector_offset(Offset i, Offset length, Offset inc) {
 // The served GEMV must compute C(i, j) = sum_l op(A)(i, l) * op(B)(l, j) for the GEMM's outputs,
 // with the GEMV's reduction index being l. Compares, for output r of the GEMV and reduction index
 // l, the C element written and the A and B elements multiplied.
-template <class TA, class TY>
-void check_gemv_of_gemm(const Gemm &g, const GemvCall<TA, TY, float> &call, const Operands &p,
+void check_gemv_of_gemm(const Gemm &g, const GemvProblem &call, const Operands &p,
                         FuzzedDataProvider &data) {
-  require(cuda_type_of<TA>() == g.a_type && cuda_type_of<TY>() == g.c_type,
+  require(call.types.a == element_type_of_cuda(g.a_type) &&
+              call.types.x == element_type_of_cuda(g.b_type) &&
+              call.types.y == element_type_of_cuda(g.c_type) &&
+              call.types.scalar == xgemv::ElementType::kF32,
           "GEMM: served with element types other than the call's");
-  require(call.alpha == p.alpha && call.beta == p.beta && call.y == p.y && call.batch_count == 1,
+  require(call.alpha == p.alpha && call.beta == p.beta && call.y.data == p.y &&
+              call.batch_count == 1 && call.a.array == nullptr,
           "GEMM: the GEMV's scalars, y or batch are not the GEMM's");
-  const bool matrix_is_b = call.a == static_cast<const TA *>(p.x);
-  require((call.a == p.a && call.x == p.x) || (matrix_is_b && call.x == p.a),
+  const bool matrix_is_b = call.a.data == p.x;
+  require((call.a.data == p.a && call.x.data == p.x) || (matrix_is_b && call.x.data == p.a),
           "GEMM: the GEMV's matrix and vector are not the GEMM's A and B");
-  const bool transposed = call.trans != 'N';
-  const int64_t y_length = transposed ? call.n : call.m, x_length = transposed ? call.m : call.n;
+  const bool transposed = call.transposed();
+  const int64_t y_length = call.y_length(), x_length = call.x_length();
   require(y_length == (g.n == 1 ? g.m : g.n) && x_length == g.k,
           "GEMM m %lld n %lld k %lld: the GEMV has %lld outputs and reduces over %lld",
           (long long)g.m, (long long)g.n, (long long)g.k, (long long)y_length, (long long)x_length);
@@ -217,9 +219,9 @@ void check_gemv_of_gemm(const Gemm &g, const GemvCall<TA, TY, float> &call, cons
     const Offset gemm_a = a_plain ? i + Offset(l) * g.lda : l + Offset(i) * g.lda;
     const Offset gemm_b = b_plain ? l + Offset(j) * g.ldb : j + Offset(l) * g.ldb;
     // The GEMV: output r, matrix element (r, l) of op(matrix), vector element l.
-    const Offset gemv_y = vector_offset(r, y_length, call.incy);
-    const Offset gemv_matrix = transposed ? l + Offset(r) * call.lda : r + Offset(l) * call.lda;
-    const Offset gemv_x = vector_offset(l, x_length, call.incx);
+    const Offset gemv_y = vector_offset(r, y_length, call.y.inc);
+    const Offset gemv_matrix = transposed ? l + Offset(r) * call.a.ld : r + Offset(l) * call.a.ld;
+    const Offset gemv_x = vector_offset(l, x_length, call.x.inc);
     const Offset gemv_a = matrix_is_b ? gemv_x : gemv_matrix;
     const Offset gemv_b = matrix_is_b ? gemv_matrix : gemv_x;
     require(gemv_y == gemm_c && gemv_a == gemm_a && gemv_b == gemm_b,
@@ -287,22 +289,14 @@ void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
             : route(transa, transb, m, n, k, p.alpha, p.a, g.a_type, lda, p.x, g.b_type, ldb,
                     p.beta, p.y, g.c_type, ldc, g.compute_type, CUBLAS_GEMM_DEFAULT);
   if (!gemm_served(g)) return require_forwarded(verdict, sgemm ? "Sgemm" : "GemmEx");
-  require(verdict.call.has_value(),
+  require(verdict.problem.has_value(),
           "%s op %d/%d m %lld n %lld k %lld lda %lld ldb %lld ldc %lld types %d %d %d compute %d "
           "is a GEMV but was forwarded (%s)",
           sgemm ? "Sgemm" : "GemmEx", g.transa, g.transb, (long long)g.m, (long long)g.n,
           (long long)g.k, (long long)g.lda, (long long)g.ldb, (long long)g.ldc, int(g.a_type),
           int(g.b_type), int(g.c_type), int(g.compute_type),
           verdict.forward_reason ? verdict.forward_reason : "no reason");
-  std::visit(
-      [&](const auto &call) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(*call.alpha)>, float>) {
-          check_gemv_of_gemm(g, call, p, data);
-        } else {
-          require(false, "GEMM: served as a double-precision GEMV");
-        }
-      },
-      *verdict.call);
+  check_gemv_of_gemm(g, **verdict.problem, p, data);
 }
 
 }  // namespace

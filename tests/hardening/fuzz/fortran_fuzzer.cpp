@@ -66,12 +66,13 @@ void fuzz_one_call(FuzzedDataProvider &data) {
           "%s trans 0x%02x m %d n %d lda %d incx %d incy %d is valid: %d xerbla_ calls, %d runs",
           name, static_cast<unsigned char>(trans), m, n, lda, incx, incy, xerbla_record.calls,
           gemv_record<T>.calls);
-  const xgemv::blas::BlasGemv<T> &run = gemv_record<T>.last;
-  require(run.trans == trans && run.m == m && run.n == n && run.lda == lda && run.incx == incx &&
-              run.incy == incy && run.a == a && run.x == x && run.y == y,
+  const xgemv::GemvProblem &run = *gemv_record<T>.last.value();
+  require(run.trans == trans && run.m == m && run.n == n && run.a.ld == lda &&
+              run.x.inc == incx && run.y.inc == incy && run.a.data == a && run.x.data == x &&
+              run.y.data == y && run.batch_count == 1,
           "%s: the call was changed on its way to the routing step", name);
-  require(std::memcmp(&run.alpha, alpha, sizeof(T)) == 0 &&
-              std::memcmp(&run.beta, beta, sizeof(T)) == 0,
+  require(std::memcmp(&gemv_record<T>.alpha, alpha, sizeof(T)) == 0 &&
+              std::memcmp(&gemv_record<T>.beta, beta, sizeof(T)) == 0,
           "%s: alpha or beta changed on the way", name);
 }
 

@@ -97,7 +97,7 @@ extern "C" __attribute__((visibility("default"))) int run_dropin_forwarding_chec
   expect_forwarded(&cublasHSHgemvBatched, "cublasHSHgemvBatched", "invalid argument 8", handle,
                    CUBLAS_OP_N, 4, 3, f, h, 4, h, 0, f, hy, 1, 2);
   expect_forwarded(&cublasTSSgemvStridedBatched_64, "cublasTSSgemvStridedBatched_64",
-                   "batch count < 0", handle, CUBLAS_OP_T, int64_t(4), int64_t(3), f, t, int64_t(4),
+                   "invalid batch count (< 0)", handle, CUBLAS_OP_T, int64_t(4), int64_t(3), f, t, int64_t(4),
                    12LL, t, int64_t(1), 4LL, f, y, int64_t(1), 3LL, int64_t(-1));
   expect_forwarded(static_cast<GemmEx>(&cublasGemmEx), "cublasGemmEx", "a GEMM", handle,
                    CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 3, v, v, CUDA_R_16F, 4, v, CUDA_R_16F, 3, v,

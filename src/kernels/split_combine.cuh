@@ -1,52 +1,12 @@
-// Kernel arguments and the deterministic combine of split reductions.
+// The deterministic combine of a split reduction (device side of split_plan.hpp): every split
+// block publishes its partial sums, the last to arrive adds them up in a fixed order.
 #pragma once
 
 #include <cstdint>
 
-#include "elements.cuh"
+#include "split_plan.hpp"
 
 namespace xgemv::kernels {
-
-// Everything a GEMV kernel needs, by value. m, n are BLAS's (A is m x n); the pointers are the
-// caller's (first element in memory, also for negative increments).
-template <class TA, class TY, class S>
-struct GemvParams {
-  int64_t m, n;
-  const TA *a;
-  int64_t lda, stride_a;
-  const TA *x;
-  int64_t incx, stride_x;
-  TY *y;
-  int64_t incy, stride_y;
-  const TA *const *a_array;  // pointer-array batch form when not null
-  const TA *const *x_array;
-  TY *const *y_array;
-  int64_t batch_count;
-  S alpha_value, beta_value;  // host scalars, used when the pointers are null
-  const S *alpha_ptr, *beta_ptr;
-  // Split of the reduction axis across grid.y; one split means no workspace traffic.
-  int ksplit;
-  int64_t split_len;
-  S *partials;
-  unsigned *tile_counters;
-
-  __device__ S alpha() const { return alpha_ptr ? *alpha_ptr : alpha_value; }
-  __device__ S beta() const { return beta_ptr ? *beta_ptr : beta_value; }
-
-  // BLAS's start-point rule, applied once: logical element 0 of a vector with a negative
-  // increment sits at the far end.
-  template <class T>
-  static __device__ T *logical_start(T *p, int64_t len, int64_t inc) {
-    return inc < 0 ? p - (len - 1) * inc : p;
-  }
-  __device__ const TA *a_of(int64_t b) const { return a_array ? a_array[b] : a + b * stride_a; }
-  __device__ const TA *x_of(int64_t b, int64_t len) const {
-    return logical_start(x_array ? x_array[b] : x + b * stride_x, len, incx);
-  }
-  __device__ TY *y_of(int64_t b, int64_t len) const {
-    return logical_start(y_array ? y_array[b] : y + b * stride_y, len, incy);
-  }
-};
 
 // Sum of the partials p[s * stride] for s = first, first + step, ... < ksplit, in that order;
 // four independent loads in flight so the combine is not bound by L2 latency.
@@ -72,13 +32,14 @@ __device__ __forceinline__ S sum_splits(const S *p, int64_t stride, int first, i
 // independent of scheduling, leaves the totals in `values`, resets the counter for the next
 // call and returns true. Every thread of the block must call it.
 template <int kTileOutputs, int kBlockThreads, class S>
-__device__ bool combine_splits(S *partials, unsigned *tile_counters, int64_t tile, int ksplit,
-                               int split, S *values) {
+__device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, int ksplit, int split,
+                               S *values) {
   // Short tiles let several threads share one output's splits (then summed in helper order).
   constexpr int kHelpers = kTileOutputs >= kBlockThreads ? 1 : kBlockThreads / kTileOutputs;
   __shared__ bool is_last;
   __shared__ S helper_sums[kHelpers > 1 ? kBlockThreads : 1];
-  S *tile_partials = partials + tile * ksplit * kTileOutputs;
+  S *tile_partials = static_cast<S *>(workspace.partials) + tile * ksplit * kTileOutputs;
+  unsigned *tile_counters = workspace.tile_counters;
   for (int t = threadIdx.x; t < kTileOutputs; t += kBlockThreads)
     tile_partials[split * kTileOutputs + t] = values[t];
   __threadfence();

@@ -1,0 +1,62 @@
+#include "dispatch.hpp"
+
+#include <cstring>
+
+#include "core.hpp"
+#include "variants/variant_table.cuh"
+
+namespace xgemv {
+namespace {
+
+constexpr const KernelVariant *kTable = KernelVariants::kDescriptors;
+
+int choose_variant(const GemvProblem &problem, const DeviceLimits &device, LaunchPlan &plan) {
+  int fallback = -1;
+  for (int v = 0; v < KernelVariants::kCount; ++v) {
+    if (!kTable[v].implements(problem)) continue;
+    plan = kTable[v].plan(problem, device);
+    if (kTable[v].suits(problem, plan)) return v;
+    fallback = v;
+  }
+  if (fallback >= 0) plan = kTable[fallback].plan(problem, device);
+  return fallback;
+}
+
+}  // namespace
+
+int kernel_variant_count() noexcept { return KernelVariants::kCount; }
+
+const char *kernel_variant_name(int index) noexcept {
+  return index >= 0 && index < KernelVariants::kCount ? kTable[index].name : nullptr;
+}
+
+int find_kernel_variant(const char *name) noexcept {
+  for (int v = 0; v < KernelVariants::kCount; ++v)
+    if (std::strcmp(kTable[v].name, name) == 0) return v;
+  return -1;
+}
+
+xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
+                            bool device_scalars) noexcept {
+  const LaunchFunction *launches = launch_functions_for(problem.types, ServedTypeSets{});
+  if (launches == nullptr) return XGEMV_STATUS_NOT_SUPPORTED;
+  LaunchPlan plan;
+  int variant = handle.forced_variant;
+  if (variant >= 0) {
+    if (!kTable[variant].implements(problem)) return XGEMV_STATUS_NOT_SUPPORTED;
+    plan = kTable[variant].plan(problem, handle.limits);
+  } else {
+    variant = choose_variant(problem, handle.limits, plan);
+    if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
+  }
+  if (const cudaError_t error =
+          launches[variant](problem, device_scalars, plan, handle.workspace, handle.stream);
+      error != cudaSuccess) {
+    set_last_cuda_error(error);
+    return XGEMV_STATUS_CUDA_ERROR;
+  }
+  handle.last_variant = variant;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+}  // namespace xgemv

@@ -1,0 +1,61 @@
+// The column sweep of op N: kRowThreads lanes own a tile of rows (one 16-byte slice each per
+// column), and the block's column slots walk different columns, kUnroll in flight per slot,
+// each column scaled by its (broadcast) x element.
+#pragma once
+
+#include "elements.cuh"
+
+namespace xgemv::kernels {
+
+// Row of element e of a thread inside the tile. Vector path: one contiguous 16-byte slice.
+// Scalar path (last tile, misaligned A): consecutive threads take consecutive rows for every e,
+// so each scalar load is coalesced.
+template <bool kVector, int kRowThreads, int kElems>
+__device__ __forceinline__ int tile_row(int row_lane, int e) {
+  return kVector ? row_lane * kElems + e : row_lane + kRowThreads * e;
+}
+
+template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, class TA, class TX,
+          class S>
+__device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, const TX *x,
+                                                   int64_t incx, int64_t c0, int64_t c1,
+                                                   int64_t rows_left, int row_lane, int slot,
+                                                   S (&acc)[kElemsPer16B<TA>]) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  constexpr int kSlots = kBlockThreads / kRowThreads;
+  auto load_column = [&](int64_t j) {
+    const TA *column = tile + j * lda;
+    if constexpr (kVector) {
+      return load16_streaming(column + row_lane * kElems);
+    } else {
+      TA a[kElems];
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) {
+        const int r = tile_row<false, kRowThreads, kElems>(row_lane, e);
+        a[e] = r < rows_left ? __ldcs(column + r) : TA(0.0f);
+      }
+      return pack16(a);
+    }
+  };
+  auto accumulate = [&](int4 a_raw, S xj) {
+    S a[kElems];
+    widen16<TA>(a_raw, a);
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) acc[e] += a[e] * xj;
+  };
+  int64_t j = c0 + slot;
+  for (; j + (kUnroll - 1) * kSlots < c1; j += kUnroll * kSlots) {
+    int4 a_raw[kUnroll];
+    S xv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      a_raw[u] = load_column(j + u * kSlots);
+      xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) accumulate(a_raw[u], xv[u]);
+  }
+  for (; j < c1; j += kSlots) accumulate(load_column(j), to_acc(__ldg(x + j * incx)));
+}
+
+}  // namespace xgemv::kernels

@@ -1,0 +1,183 @@
+// The one description of a GEMV problem, from every ABI boundary down to the kernels.
+//
+// Each ABI layer (the C ABI in api.cpp, the cuBLAS drop-in, the BLAS/CBLAS libraries) builds a
+// GemvProblem with the builder of its call form (single, strided batch, pointer arrays), checks
+// it once with check_problem, and hands the CheckedProblem to the core (core.hpp). The kernels
+// take the same struct by value (it is plain data), so no layer copies its fields into another.
+//
+// Element types are four independent runtime tags (A, x, y, scalars): a variant says which
+// combinations it implements (src/variants/), so a new combination (an 8-bit A with a 16-bit x,
+// say) is a new tag and a new instance, not a new description. Several right-hand sides and
+// scale arrays extend VectorOperand / MatrixOperand with their own fields (columns and a leading
+// dimension, a scale pointer and its granularity) without another copy of these.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <xgemv/xgemv.h>
+
+#if defined(__CUDACC__)
+#define XGEMV_HOST_DEVICE __host__ __device__
+#else
+#define XGEMV_HOST_DEVICE
+#endif
+
+namespace xgemv {
+
+enum class ElementType : std::uint8_t { kF32, kF64, kF16, kBF16 };
+
+template <class T>
+constexpr ElementType element_type_of();
+template <>
+constexpr ElementType element_type_of<float>() { return ElementType::kF32; }
+template <>
+constexpr ElementType element_type_of<double>() { return ElementType::kF64; }
+template <>
+constexpr ElementType element_type_of<__half>() { return ElementType::kF16; }
+template <>
+constexpr ElementType element_type_of<__nv_bfloat16>() { return ElementType::kBF16; }
+
+constexpr int element_bytes(ElementType type) {
+  return type == ElementType::kF64 ? 8 : type == ElementType::kF32 ? 4 : 2;
+}
+
+// The element types of one problem.
+struct ElementTypes {
+  ElementType a, x, y, scalar;
+  friend constexpr bool operator==(const ElementTypes &l, const ElementTypes &r) {
+    return l.a == r.a && l.x == r.x && l.y == r.y && l.scalar == r.scalar;
+  }
+};
+
+template <class TA, class TX, class TY, class TS>
+constexpr ElementTypes element_types_of() {
+  return {element_type_of<TA>(), element_type_of<TX>(), element_type_of<TY>(),
+          element_type_of<TS>()};
+}
+
+// 'T', 't', 'C', 'c' (C equals T for the real types here).
+constexpr bool is_transposed(char trans) {
+  return trans == 'T' || trans == 't' || trans == 'C' || trans == 'c';
+}
+
+// A column-major matrix; problem b of a batch starts at data + b * stride elements, or at
+// array[b] in the pointer-array form.
+struct MatrixOperand {
+  const void *data;
+  int64_t ld, stride;
+  const void *const *array;
+};
+
+// A BLAS vector: the pointer is the first element in memory, also for a negative increment
+// (logical element 0 then sits at the far end).
+template <class Pointer>
+struct VectorOperand {
+  Pointer data;
+  int64_t inc, stride;
+  const Pointer *array;
+};
+
+struct GemvProblem {
+  ElementTypes types;
+  char trans;
+  int64_t m, n;  // A is m x n, whatever op is
+  MatrixOperand a;
+  VectorOperand<const void *> x;
+  VectorOperand<void *> y;
+  int64_t batch_count;
+  // Host or device pointers (the handle's pointer mode), of the scalar type.
+  const void *alpha, *beta;
+
+  XGEMV_HOST_DEVICE bool transposed() const { return is_transposed(trans); }
+  XGEMV_HOST_DEVICE int64_t x_length() const { return transposed() ? m : n; }
+  XGEMV_HOST_DEVICE int64_t y_length() const { return transposed() ? n : m; }
+  XGEMV_HOST_DEVICE bool pointer_arrays() const { return a.array != nullptr; }
+};
+
+// --- builders, one per call form ------------------------------------------------------------
+
+// One problem (batch_count 1, zero strides) or a strided batch.
+template <class TA, class TX, class TY, class TS>
+GemvProblem strided_problem(char trans, int64_t m, int64_t n, const TS *alpha, const TA *a,
+                            int64_t lda, int64_t stride_a, const TX *x, int64_t incx,
+                            int64_t stride_x, const TS *beta, TY *y, int64_t incy,
+                            int64_t stride_y, int64_t batch_count) {
+  return {element_types_of<TA, TX, TY, TS>(),
+          trans,
+          m,
+          n,
+          {a, lda, stride_a, nullptr},
+          {x, incx, stride_x, nullptr},
+          {y, incy, stride_y, nullptr},
+          batch_count,
+          alpha,
+          beta};
+}
+
+template <class TA, class TX, class TY, class TS>
+GemvProblem single_problem(char trans, int64_t m, int64_t n, const TS *alpha, const TA *a,
+                           int64_t lda, const TX *x, int64_t incx, const TS *beta, TY *y,
+                           int64_t incy) {
+  return strided_problem(trans, m, n, alpha, a, lda, 0, x, incx, 0, beta, y, incy, 0, 1);
+}
+
+// batch_count problems whose A, x, y come from device arrays of pointers.
+template <class TA, class TX, class TY, class TS>
+GemvProblem pointer_array_problem(char trans, int64_t m, int64_t n, const TS *alpha,
+                                  const TA *const *a_array, int64_t lda,
+                                  const TX *const *x_array, int64_t incx, const TS *beta,
+                                  TY *const *y_array, int64_t incy, int64_t batch_count) {
+  return {element_types_of<TA, TX, TY, TS>(),
+          trans,
+          m,
+          n,
+          {nullptr, lda, 0, reinterpret_cast<const void *const *>(a_array)},
+          {nullptr, incx, 0, reinterpret_cast<const void *const *>(x_array)},
+          {nullptr, incy, 0, reinterpret_cast<void *const *>(y_array)},
+          batch_count,
+          alpha,
+          beta};
+}
+
+// --- the one argument checker ---------------------------------------------------------------
+
+// Reference BLAS order (trans 1, m 2, n 3, lda 6, incx 8, incy 11), first failure wins; lda is
+// checked against m whatever trans is. Pure host code, no CUDA call.
+xgemv_status check_gemv_arguments(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx,
+                                  int64_t incy) noexcept;
+
+// A problem that passed check_problem: what the core accepts.
+class CheckedProblem {
+ public:
+  const GemvProblem &operator*() const noexcept { return problem_; }
+  const GemvProblem *operator->() const noexcept { return &problem_; }
+
+  // The same single problem with some operands on packed copies (lda = max(1, m), increments
+  // +-1 with the sign kept, so the logical order is unchanged); nullptr keeps an operand as it
+  // is. Still valid, so still checked.
+  CheckedProblem on_packed_copies(const void *a, const void *x, void *y) const noexcept;
+
+ private:
+  friend std::optional<CheckedProblem> check_problem(const GemvProblem &,
+                                                     xgemv_status *) noexcept;
+  explicit CheckedProblem(const GemvProblem &problem) noexcept : problem_(problem) {}
+  GemvProblem problem_;
+};
+
+// The BLAS arguments, then batch_count >= 0. On failure *status says which and nothing is kept.
+std::optional<CheckedProblem> check_problem(const GemvProblem &problem,
+                                            xgemv_status *status) noexcept;
+
+// Reference BLAS's quick return, as far as the problem alone tells: no output or no reduction
+// (m == 0, n == 0, or an empty batch), or host scalars alpha == 0 and beta == 1. Nothing is read
+// or written then. Device scalars are decided inside the kernels, with the same result.
+bool is_quick_return(const CheckedProblem &problem, bool device_scalars) noexcept;
+
+// Whether A and x are read: not when alpha == 0 (Reference BLAS), known only for host scalars.
+// alpha must not be NULL.
+bool reads_matrix_and_x(const CheckedProblem &problem, bool device_scalars) noexcept;
+
+}  // namespace xgemv

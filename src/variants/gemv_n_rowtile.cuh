@@ -1,0 +1,143 @@
+// op(A) = A: y[i] = alpha * sum_j A[i, j] x[j] + beta * y[i]. Rows are contiguous, so the
+// counterpart of the row-block design: a block owns a tile of kRowThreads * (16 / sizeof(A))
+// output rows; kRowThreads lanes span the tile with one 16-byte slice each per column, and the
+// block's kThreads / kRowThreads column slots walk different columns (column_sweep.cuh), summed
+// through shared memory in slot order. Wide tiles give long contiguous runs per column; narrow
+// ones serve short m. grid.y splits the columns when the row tiles alone cannot fill the GPU.
+#pragma once
+
+#include "kernels/column_sweep.cuh"
+#include "kernels/kernel_args.cuh"
+
+namespace xgemv {
+
+// kMaxWaves: the most waves of blocks the plan asks for (more blocks in flight per SM hide the
+// broadcast x loads), as long as each split block still walks kMinSplitColumns.
+template <int kRowThreads, int kMaxWaves>
+struct GemvNRowTile {
+  static constexpr int kThreads = 256;
+  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  static constexpr int kUnroll = 4;       // columns in flight per column slot
+  static constexpr int kSlots = kThreads / kRowThreads;
+  static_assert(kThreads % kRowThreads == 0);
+  static constexpr VariantName kName = variant_name("n_rowtile", kRowThreads);
+  // A split block that walks fewer columns than this spends a visible share of its time on the
+  // partial sums (measured on the H200: 4096 x 4096 fp16 op N, 62 columns per split, 40% slower).
+  static constexpr int64_t kMinSplitColumns = 256;
+
+  static int64_t tile_rows(const GemvProblem &p) {
+    return int64_t(kRowThreads) * a_elements_per_16_bytes(p);
+  }
+
+  static bool implements(const GemvProblem &p) { return !p.transposed(); }
+
+  // The most waves whose splits stay long enough; one wave when none does.
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t rows = tile_rows(p), tiles = ceil_div(p.m, rows);
+    kernels::SplitPlan split;
+    for (int waves = kMaxWaves; waves >= 1; --waves) {
+      split = kernels::plan_split(tiles, p.batch_count, p.n, int64_t(kUnroll) * kSlots, rows,
+                                  int64_t(device.sm_count) * kBlocksPerSm * waves,
+                                  element_bytes(p.types.scalar));
+      if (long_enough(split)) break;
+    }
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
+            split};
+  }
+
+  // Whole row tiles, and splits long enough to pay for their partial sums.
+  static bool suits(const GemvProblem &p, const LaunchPlan &plan) {
+    return p.m >= tile_rows(p) && long_enough(plan.split);
+  }
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, bool device_scalars,
+                            const LaunchPlan &plan, const kernels::SplitWorkspace &workspace,
+                            cudaStream_t stream);
+
+ private:
+  static bool long_enough(const kernels::SplitPlan &split) {
+    return split.count == 1 || split.length >= kMinSplitColumns;
+  }
+};
+
+namespace kernels {
+
+template <class TA, class TX, class TY, class S, class Variant, int kRowThreads>
+__global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
+    gemv_n_rowtile(const KernelArgs<S> args) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  constexpr int kRows = kRowThreads * kElems;
+  constexpr int kSlots = Variant::kSlots;
+  const GemvProblem &p = args.problem;
+  const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
+  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+
+  const int row_lane = threadIdx.x % kRowThreads;
+  const int slot = threadIdx.x / kRowThreads;
+  const int64_t r0 = int64_t(blockIdx.x) * kRows;
+  const int64_t rows_left = p.m - r0;
+  const int split = blockIdx.y;
+  const int64_t c0 = split * args.split.length;
+  const int64_t c1 = min(p.n, c0 + args.split.length);
+  const bool vector_lda = (p.a.ld * int64_t(sizeof(TA))) % 16 == 0;
+  __shared__ S slot_sums[kSlots][kRows];
+  __shared__ S tile_sums[kRows];
+
+  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
+    const TA *tile = matrix_of<TA>(p, b) + r0;
+    const TX *x = x_of<TX>(p, b);
+    TY *y = y_of<TY>(p, b);
+    // Full, aligned tiles take 16-byte loads; the last tile and misaligned A (known only here,
+    // per tile and per batch item) take masked scalars.
+    const bool vector_ok = vector_lda && rows_left >= kRows && is_aligned16(tile);
+    S acc[kElems];
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) acc[e] = S(0);
+    if (alpha != S(0)) {
+      if (vector_ok)
+        accumulate_columns<true, Variant::kThreads, kRowThreads, Variant::kUnroll>(
+            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, acc);
+      else
+        accumulate_columns<false, Variant::kThreads, kRowThreads, Variant::kUnroll>(
+            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, acc);
+    }
+#pragma unroll
+    for (int e = 0; e < kElems; ++e)
+      slot_sums[slot][vector_ok ? tile_row<true, kRowThreads, kElems>(row_lane, e)
+                                : tile_row<false, kRowThreads, kElems>(row_lane, e)] = acc[e];
+    __syncthreads();
+    for (int r = threadIdx.x; r < kRows; r += Variant::kThreads) {
+      S sum = S(0);
+#pragma unroll
+      for (int s = 0; s < kSlots; ++s) sum += slot_sums[s][r];
+      tile_sums[r] = sum;
+    }
+    __syncthreads();
+
+    const int64_t tile_index = b * gridDim.x + blockIdx.x;
+    if (args.split.count == 1 ||
+        combine_splits<kRows, Variant::kThreads>(args.workspace, tile_index, args.split.count,
+                                                 split, tile_sums)) {
+      for (int r = threadIdx.x; r < kRows; r += Variant::kThreads)
+        if (r < rows_left) store_output(y + (r0 + r) * p.y.inc, tile_sums[r], alpha, beta);
+    }
+    __syncthreads();  // slot_sums and tile_sums are reused by the next batch item
+  }
+}
+
+}  // namespace kernels
+
+template <int kRowThreads, int kMaxWaves>
+template <class TA, class TX, class TY, class S>
+cudaError_t GemvNRowTile<kRowThreads, kMaxWaves>::launch(const GemvProblem &problem,
+                                                         bool device_scalars,
+                                                         const LaunchPlan &plan,
+                                                         const kernels::SplitWorkspace &workspace,
+                                                         cudaStream_t stream) {
+  return kernels::launch_kernel(
+      &kernels::gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads>, plan, stream,
+      kernels::kernel_args<S>(problem, device_scalars, plan, workspace));
+}
+
+}  // namespace xgemv

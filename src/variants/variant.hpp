@@ -1,0 +1,77 @@
+// What a kernel variant is to the dispatch: a descriptor in one ordered table
+// (variant_table.cuh). Each variant says which problems it can compute (implements), plans its
+// launch from the problem and the device (plan), says whether the automatic choice should take
+// it (suits), and launches for each element-type set (launch_functions, one translation unit
+// per set in src/instances/).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/split_plan.hpp"
+#include "problem.hpp"
+
+namespace xgemv {
+
+// What plans read off the device, once per handle.
+struct DeviceLimits {
+  int sm_count;
+};
+
+struct LaunchPlan {
+  dim3 grid, block;
+  kernels::SplitPlan split;
+};
+
+// A variant's launch for one element-type set; device_scalars: alpha and beta are device
+// pointers.
+using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, bool device_scalars,
+                                       const LaunchPlan &plan,
+                                       const kernels::SplitWorkspace &workspace,
+                                       cudaStream_t stream);
+
+struct KernelVariant {
+  const char *name;
+  // Whether the variant computes this problem correctly, whatever its speed: a forced variant
+  // runs every problem it implements.
+  bool (*implements)(const GemvProblem &problem);
+  LaunchPlan (*plan)(const GemvProblem &problem, const DeviceLimits &device);
+  // Whether the automatic choice takes it (the first implementing variant that suits wins).
+  bool (*suits)(const GemvProblem &problem, const LaunchPlan &plan);
+};
+
+// A variant's name, "<family>_<number>", built at compile time from its tile parameter.
+struct VariantName {
+  char text[32] = {};
+};
+constexpr VariantName variant_name(const char *family, int number) {
+  VariantName name;
+  int length = 0;
+  while (family[length] != '\0') {
+    name.text[length] = family[length];
+    ++length;
+  }
+  name.text[length++] = '_';
+  char digits[12] = {};
+  int count = 0;
+  do {
+    digits[count++] = char('0' + number % 10);
+    number /= 10;
+  } while (number > 0);
+  while (count > 0) name.text[length++] = digits[--count];
+  return name;
+}
+
+// grid.z: batch items, each block looping over every gridDim.z-th one past the grid limit.
+inline unsigned grid_z(int64_t batch_count) {
+  return unsigned(batch_count < 65535 ? batch_count : 65535);
+}
+
+// Elements of A in one 16-byte load.
+constexpr int a_elements_per_16_bytes(const GemvProblem &problem) {
+  return 16 / element_bytes(problem.types.a);
+}
+
+}  // namespace xgemv

@@ -1,0 +1,34 @@
+// The one dispatch table: every kernel variant, in the order the automatic choice tries them.
+// A call runs the first variant that implements the problem and suits it; when none suits, the
+// last one that implements it (each family ends with its most general member). Adding a variant
+// is its own file and one line here; the GPU tests run every variant on the cases it implements
+// (tests/core/gpu/variants_test.cpp).
+#pragma once
+
+#include "gemv_n_rowtile.cuh"
+#include "gemv_t_rowblock.cuh"
+#include "type_sets.hpp"
+
+namespace xgemv {
+
+template <class... Variants>
+struct VariantList {
+  static constexpr int kCount = sizeof...(Variants);
+  static constexpr KernelVariant kDescriptors[] = {
+      {Variants::kName.text, &Variants::implements, &Variants::plan, &Variants::suits}...};
+
+  template <class TA, class TX, class TY, class TS>
+  static const LaunchFunction *launch_functions(TypeSet<TA, TX, TY, TS>) noexcept {
+    static constexpr LaunchFunction functions[] = {
+        &Variants::template launch<TA, TX, TY, TS>...};
+    return functions;
+  }
+};
+
+using KernelVariants = VariantList<
+    // op T, lanes per output from 32 (long reductions) down to 2 (wide matrices)
+    GemvTRowBlock<32>, GemvTRowBlock<16>, GemvTRowBlock<8>, GemvTRowBlock<4>, GemvTRowBlock<2>,
+    // op N: 32-lane row tiles on up to two waves; 8-lane tiles for short m or short n
+    GemvNRowTile<32, 2>, GemvNRowTile<8, 1>>;
+
+}  // namespace xgemv
