@@ -398,6 +398,10 @@ class CudaDeviceBench final : public DeviceBench {
         result.rows.push_back(row);
         continue;
       }
+      // Which kernel variant served the case: "xgemv_hgemv/t_rowblock_32".
+      if (library.name == "xgemv")
+        if (const char *variant = xgemv_get_last_kernel_variant(handles_.xgemv))
+          row.function += std::string("/") + variant;
       const CheckResult check = compare_to_reference(c, read_y<T>(c), result.reference);
       row.max_error = check.max_error;
       row.tolerance = check.tolerance;

@@ -88,7 +88,10 @@ std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& 
     auto [it, inserted] = comparison_of_case.emplace(row.case_index, comparisons.size());
     if (inserted) comparisons.emplace_back().c = row.c;
     Comparison& comparison = comparisons[it->second];
-    if (row.library == "xgemv") comparison.xgemv_status = row.status;
+    if (row.library == "xgemv") {
+      comparison.xgemv_status = row.status;
+      comparison.xgemv_function = row.function;
+    }
     if (!row.gbps) continue;
     if (row.library == kCeiling) {
       comparison.ceiling_gbps = row.gbps;
@@ -291,13 +294,15 @@ nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measuremen
 namespace {
 
 void write_markdown_comparisons(std::ostream& out, const std::vector<Comparison>& comparisons) {
-  out << "| dtype | op | m x n | tag | xgemv µs | xgemv GB/s | cuBLAS GB/s | cuBLAS function | "
-         "ceiling GB/s | xgemv % of ceiling | speed-up vs cuBLAS |\n"
-      << "|---|---|---:|---|---:|---:|---:|---|---:|---:|---:|\n";
+  out << "| dtype | op | m x n | tag | xgemv µs | xgemv GB/s | xgemv function | cuBLAS GB/s | "
+         "cuBLAS function | ceiling GB/s | xgemv % of ceiling | speed-up vs cuBLAS |\n"
+      << "|---|---|---:|---|---:|---:|---|---:|---|---:|---:|---:|\n";
   for (const Comparison& row : comparisons) {
     out << "| " << dtype_name(row.c.dtype) << " | " << row.c.op << " | " << row.c.shape()
         << " | " << row.c.tag << " | " << fixed(row.xgemv_us, 2, "-") << " | "
-        << fixed(row.xgemv_gbps, 0, "-") << " | " << fixed(row.cublas_gbps, 0, "-") << " | "
+        << fixed(row.xgemv_gbps, 0, "-") << " | "
+        << (row.xgemv_function.empty() ? "-" : row.xgemv_function) << " | "
+        << fixed(row.cublas_gbps, 0, "-") << " | "
         << (row.cublas_function.empty() ? "-" : row.cublas_function) << " | "
         << fixed(row.ceiling_gbps, 0, "-") << " | " << fixed(row.pct_ceiling, 1, "-") << " | "
         << speedup_text(row.speedup) << " |\n";

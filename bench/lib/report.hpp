@@ -69,7 +69,8 @@ struct Comparison {
   Case c;
   std::optional<double> xgemv_us, xgemv_gbps, cublas_gbps, ceiling_gbps, pct_ceiling, speedup;
   std::string cublas_function;
-  std::string xgemv_status;  // empty without an xgemv row
+  std::string xgemv_function;  // entry point and kernel variant, "xgemv_hgemv/t_rowblock_32"
+  std::string xgemv_status;    // empty without an xgemv row
 };
 std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& rows);
 

@@ -215,7 +215,7 @@ TEST(Markdown, RunTableSummaryPerSuiteTablesAndVerdict) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("## anchors"), std::string::npos);
-  EXPECT_NE(text.find("| fp16 | T | 4096x4096 | sq4k | 12.50 | 2686 | 2098 | "
+  EXPECT_NE(text.find("| fp16 | T | 4096x4096 | sq4k | 12.50 | 2686 | xgemv_function | 2098 | "
                       "cublas-gemmex_function | 3357 | 80.0 | 1.28x |"),
             std::string::npos)
       << text;
