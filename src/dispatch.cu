@@ -14,8 +14,7 @@ int choose_variant(const GemvProblem &problem, const DeviceLimits &device, Launc
   int fallback = -1;
   for (int v = 0; v < KernelVariants::kCount; ++v) {
     if (!kTable[v].implements(problem)) continue;
-    plan = kTable[v].plan(problem, device);
-    if (kTable[v].suits(problem, plan)) return v;
+    if (kTable[v].suits(problem, device, plan)) return v;
     fallback = v;
   }
   if (fallback >= 0) plan = kTable[fallback].plan(problem, device);

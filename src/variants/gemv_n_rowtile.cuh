@@ -46,8 +46,10 @@ struct GemvNRowTile {
   }
 
   // Whole row tiles, and splits long enough to pay for their partial sums.
-  static bool suits(const GemvProblem &p, const LaunchPlan &plan) {
-    return p.m >= tile_rows(p) && long_enough(plan.split);
+  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
+    if (p.m < tile_rows(p)) return false;
+    plan = GemvNRowTile::plan(p, device);
+    return long_enough(plan.split);
   }
 
   template <class TA, class TX, class TY, class S>

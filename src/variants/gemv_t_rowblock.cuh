@@ -36,8 +36,10 @@ struct GemvTRowBlock {
 
   // As many lanes per output as still give each lane kUnroll 16-byte loads (the table lists
   // the groups largest first).
-  static bool suits(const GemvProblem &p, const LaunchPlan &) {
-    return p.m / (int64_t(a_elements_per_16_bytes(p)) * kUnroll) >= kGroup;
+  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
+    if (p.m / (int64_t(a_elements_per_16_bytes(p)) * kUnroll) < kGroup) return false;
+    plan = GemvTRowBlock::plan(p, device);
+    return true;
   }
 
   template <class TA, class TX, class TY, class S>

@@ -1,7 +1,7 @@
 // What a kernel variant is to the dispatch: a descriptor in one ordered table
 // (variant_table.cuh). Each variant says which problems it can compute (implements), plans its
 // launch from the problem and the device (plan), says whether the automatic choice should take
-// it (suits), and launches for each element-type set (launch_functions, one translation unit
+// it (suits, planning when it does), and launches for each element-type set (launch_functions, one translation unit
 // per set in src/instances/).
 #pragma once
 
@@ -38,8 +38,9 @@ struct KernelVariant {
   // runs every problem it implements.
   bool (*implements)(const GemvProblem &problem);
   LaunchPlan (*plan)(const GemvProblem &problem, const DeviceLimits &device);
-  // Whether the automatic choice takes it (the first implementing variant that suits wins).
-  bool (*suits)(const GemvProblem &problem, const LaunchPlan &plan);
+  // Whether the automatic choice takes it (the first implementing variant that suits wins),
+  // and then its plan. Cheap shape tests come before planning: this runs on every call.
+  bool (*suits)(const GemvProblem &problem, const DeviceLimits &device, LaunchPlan &plan);
 };
 
 // A variant's name, "<family>_<number>", built at compile time from its tile parameter.

@@ -131,11 +131,11 @@ TYPED_TEST(KernelVariants, ForcedVariantRefusesWhatItDoesNotImplement) {
   EXPECT_EQ(xgemv_set_kernel_variant(h, "no_such_variant"), XGEMV_STATUS_INVALID_VALUE);
   std::vector<TypeParam> poisoned(8, from_double<TypeParam>(7.0));
   GuardedDeviceBuffer<TypeParam> a(64), x(8), y(8);
-  y.upload(poisoned);
   const ScalarOf<TypeParam> alpha = 1, beta = 0;
   for (const std::string &name : variant_names()) {
     const ForcedVariant forced(h, name);
     for (const char op : {'N', 'T'}) {
+      y.upload(poisoned);  // the calls that ran wrote it
       const xgemv_status status =
           xgemv_gemv(h, op, 8, 8, &alpha, a.data(), 8, x.data(), 1, &beta, y.data(), 1);
       if (status != XGEMV_STATUS_NOT_SUPPORTED) continue;
