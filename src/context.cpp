@@ -96,6 +96,19 @@ xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mod
   return XGEMV_STATUS_SUCCESS;
 }
 
+xgemv_status xgemv_set_early_start(xgemv_handle handle, int enabled) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  handle->early_start = enabled != 0;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_get_early_start(xgemv_handle handle, int *enabled) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (enabled == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  *enabled = handle->early_start ? 1 : 0;
+  return XGEMV_STATUS_SUCCESS;
+}
+
 int xgemv_kernel_variant_count(void) { return xgemv::kernel_variant_count(); }
 
 const char *xgemv_kernel_variant_name(int index) { return xgemv::kernel_variant_name(index); }

@@ -111,6 +111,16 @@ XGEMV_API xgemv_status xgemv_get_stream(xgemv_handle handle, cudaStream_t *strea
 XGEMV_API xgemv_status xgemv_set_pointer_mode(xgemv_handle handle, xgemv_pointer_mode mode);
 XGEMV_API xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mode);
 
+/* Early start, for engines that launch their kernels with programmatic dependent launch (PDL,
+ * Hopper and newer). xgemv's kernels are always launched so that the next kernel on the stream
+ * may launch early, and, by default, read nothing before the work before them on the stream has
+ * finished (exactly stream-ordered). With early start enabled on a handle, its kernels begin
+ * streaming A before that work has finished and read x, y and device scalars only after it:
+ * the caller promises that the work just before each call on the stream does not write A
+ * (weights written long before, as in inference, are fine). Off by default. */
+XGEMV_API xgemv_status xgemv_set_early_start(xgemv_handle handle, int enabled);
+XGEMV_API xgemv_status xgemv_get_early_start(xgemv_handle handle, int *enabled);
+
 /* A short English description of a status; never NULL. */
 XGEMV_API const char *xgemv_status_string(xgemv_status status);
 
