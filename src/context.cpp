@@ -15,45 +15,80 @@ xgemv_status cuda_failure(cudaError_t error) {
 
 }  // namespace
 
-extern "C" {
+namespace xgemv {
 
-xgemv_status xgemv_create(xgemv_handle *handle) {
+xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   if (handle == nullptr) return XGEMV_STATUS_NULL_POINTER;
   *handle = nullptr;
   auto *context = new (std::nothrow) xgemv_context;
   if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
   if (const char *forced = std::getenv("XGEMV_KERNEL_VARIANT"); forced && forced[0] != '\0') {
-    context->forced_variant = xgemv::find_kernel_variant(forced);
+    context->forced_variant = find_kernel_variant(forced);
     if (context->forced_variant < 0) {
       delete context;
       return XGEMV_STATUS_INVALID_VALUE;
     }
   }
-  xgemv::kernels::SplitWorkspace &workspace = context->workspace;
+  int major = 0;
   cudaError_t error = cudaGetDevice(&context->device);
   if (error == cudaSuccess)
     error = cudaDeviceGetAttribute(&context->limits.sm_count, cudaDevAttrMultiProcessorCount,
                                    context->device);
-  if (error == cudaSuccess) error = cudaMalloc(&workspace.partials, xgemv::kernels::kSplitPartialBytes);
+  if (error == cudaSuccess)
+    error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, context->device);
+  if (error != cudaSuccess) {
+    delete context;
+    return cuda_failure(error);
+  }
+  context->programmatic_launch = major >= 9;
+  *handle = context;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (handle->limits.split_workspace) return XGEMV_STATUS_SUCCESS;
+  kernels::SplitWorkspace workspace{};
+  cudaError_t error = cudaMalloc(&workspace.partials, kernels::kSplitPartialBytes);
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
-                       xgemv::kernels::kSplitTileCounters * sizeof(unsigned));
+                       kernels::kSplitTileCounters * sizeof(unsigned));
   // The counters must be zero before any stream uses them. A private stream keeps the wait to
   // this one memset instead of the whole device (other streams may be busy or capturing).
   cudaStream_t zeroing = nullptr;
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
     error = cudaMemsetAsync(workspace.tile_counters, 0,
-                            xgemv::kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
+                            kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {
     cudaFree(workspace.partials);
     cudaFree(workspace.tile_counters);
-    delete context;
     return cuda_failure(error);
   }
-  *handle = context;
+  handle->workspace = workspace;
+  handle->limits.split_workspace = true;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+bool has_split_workspace(xgemv_handle handle) noexcept {
+  return handle != nullptr && handle->limits.split_workspace;
+}
+
+}  // namespace xgemv
+
+extern "C" {
+
+xgemv_status xgemv_create(xgemv_handle *handle) {
+  const xgemv_status status = xgemv::create_handle_without_workspace(handle);
+  if (status != XGEMV_STATUS_SUCCESS) return status;
+  if (const xgemv_status workspace = xgemv::add_split_workspace(*handle);
+      workspace != XGEMV_STATUS_SUCCESS) {
+    delete *handle;
+    *handle = nullptr;
+    return workspace;
+  }
   return XGEMV_STATUS_SUCCESS;
 }
 

@@ -12,7 +12,8 @@ struct xgemv_context {
   cudaStream_t stream = nullptr;
   xgemv_pointer_mode pointer_mode = XGEMV_POINTER_MODE_HOST;
   xgemv::kernels::SplitWorkspace workspace{};
-  bool early_start = false;  // kernels stream A before waiting for the previous kernel
+  bool programmatic_launch = false;  // the device supports programmatic dependent launch
+  bool early_start = false;          // kernels stream A before waiting for the previous kernel
   int forced_variant = -1;  // index into the variant table, or -1 for the automatic choice
   int last_variant = -1;    // the variant of the last launched call
 };

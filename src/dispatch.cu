@@ -48,9 +48,9 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
     variant = choose_variant(problem, handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
   }
-  if (const cudaError_t error =
-          launches[variant](problem, device_scalars, plan, handle.workspace, handle.stream);
-      error != cudaSuccess) {
+  const LaunchContext context{handle.stream, handle.workspace, device_scalars,
+                              handle.programmatic_launch, handle.early_start};
+  if (const cudaError_t error = launches[variant](problem, plan, context); error != cudaSuccess) {
     set_last_cuda_error(error);
     return XGEMV_STATUS_CUDA_ERROR;
   }

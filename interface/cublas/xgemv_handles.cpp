@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core.hpp"
+
 namespace xgemv::cublas_dropin {
 namespace {
 
@@ -43,7 +45,11 @@ class HandleTable {
         std::shared_lock<std::shared_mutex> table_lock(mutex_);
         if (const auto found = slots_.find(key); found != slots_.end()) {
           std::unique_lock<std::mutex> use_lock(found->second->use);
-          return HandleLease(std::move(table_lock), std::move(use_lock), found->second->handle);
+          const xgemv_handle handle = found->second->handle;
+          // A handle made during a capture gets its workspace at its first call outside one.
+          if (!has_split_workspace(handle) && capture_state(stream) == Capture::none)
+            add_split_workspace(handle);  // on failure the calls keep not splitting
+          return HandleLease(std::move(table_lock), std::move(use_lock), handle);
         }
       }
       if (const char *reason = create(key, stream)) return HandleLease::unavailable(reason);
@@ -68,17 +74,28 @@ class HandleTable {
   }
 
  private:
-  // Creates the handle for `key`; returns why it could not, or nullptr.
-  const char *create(const HandleKey &key, cudaStream_t stream) {
+  enum class Capture { none, capturing, unknown };
+  // cudaStreamIsCapturing is one of the queries allowed during a capture.
+  static Capture capture_state(cudaStream_t stream) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
       cudaGetLastError();  // our query's error is not the program's
-      return "cannot query the stream's capture state";
+      return Capture::unknown;
     }
-    if (capture != cudaStreamCaptureStatusNone)
-      return "stream capture in progress and no xgemv handle for this stream yet";
+    return capture == cudaStreamCaptureStatusNone ? Capture::none : Capture::capturing;
+  }
+
+  // Creates the handle for `key`; returns why it could not, or nullptr. During a capture (a
+  // stream first seen inside torch.cuda.graph, say) the handle is made without its workspace:
+  // nothing is allocated or synchronised then.
+  const char *create(const HandleKey &key, cudaStream_t stream) {
+    const Capture capture = capture_state(stream);
+    if (capture == Capture::unknown) return "cannot query the stream's capture state";
     xgemv_handle created = nullptr;
-    if (xgemv_create(&created) != XGEMV_STATUS_SUCCESS) {
+    const xgemv_status status = capture == Capture::none
+                                    ? xgemv_create(&created)
+                                    : create_handle_without_workspace(&created);
+    if (status != XGEMV_STATUS_SUCCESS) {
       cudaGetLastError();
       return "xgemv handle creation failed";
     }

@@ -10,27 +10,43 @@ namespace xgemv::kernels {
 // loads when contiguous but shifted against it (odd lda), element loads when strided.
 enum class XAccess { kAligned, kShifted, kStrided };
 
+// The end of the 16-byte steps over [k0, k1): a shifted x load reads into the aligned block past
+// its 16 bytes, so the vector steps stop one block early for that block to hold elements below
+// k1.
+template <class TA>
+__device__ __forceinline__ int64_t vector_steps_end(XAccess x_access, int64_t k1) {
+  return x_access == XAccess::kShifted ? k1 - kElemsPer16B<TA> : k1;
+}
+
+// The A loads of the unrolled step at k: kUnroll 16-byte loads per lane, kGroup lanes apart.
+template <int kGroup, int kUnroll, class TA>
+__device__ __forceinline__ void load_a_step(const TA *column, int64_t k, int lane,
+                                            int4 (&a_raw)[kUnroll]) {
+  constexpr int kElems = kElemsPer16B<TA>;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    a_raw[u] = load16_streaming(column + k + (int64_t(u) * kGroup + lane) * kElems);
+}
+
 // dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be 16-byte
-// aligned: each lane owns kElems contiguous elements per step (one 16-byte load).
-template <int kGroup, int kUnroll, class TA, class TX, class S>
+// aligned: each lane owns kElems contiguous elements per step (one 16-byte load). With
+// kFirstStepLoaded (early start) and first_loaded, first_a holds the A of the full unrolled step
+// at k0, loaded before the kernel waited for its predecessor.
+template <int kGroup, int kUnroll, bool kFirstStepLoaded, class TA, class TX, class S>
 __device__ __forceinline__ S dot_column(const TA *column, const TX *x, int64_t incx,
-                                        XAccess x_access, int64_t k0, int64_t k1, int lane) {
+                                        XAccess x_access, int64_t k0, int64_t k1, int lane,
+                                        bool first_loaded, const int4 (&first_a)[kUnroll]) {
   // x moves in the same 16-byte steps as A: an 8-bit A with a 16-bit x needs 32-byte x steps.
   static_assert(sizeof(TA) == sizeof(TX));
   constexpr int kElems = kElemsPer16B<TA>;
   constexpr int64_t kStep = int64_t(kGroup) * kElems;
-  auto load_step = [&](int64_t k, int4 &a_raw, int4 &x_raw) {
-    a_raw = load16_streaming(column + k + lane * kElems);
-    if (x_access == XAccess::kAligned) {
-      x_raw = load16_cached(x + k + lane * kElems);
-    } else if (x_access == XAccess::kShifted) {
-      x_raw = load16_cached_unaligned(x + k + lane * kElems);
-    } else {
-      TX xs[kElems];
+  auto load_x = [&](int64_t k) {
+    if (x_access == XAccess::kAligned) return load16_cached(x + k + lane * kElems);
+    if (x_access == XAccess::kShifted) return load16_cached_unaligned(x + k + lane * kElems);
+    TX xs[kElems];
 #pragma unroll
-      for (int e = 0; e < kElems; ++e) xs[e] = __ldg(x + (k + lane * kElems + e) * incx);
-      x_raw = pack16(xs);
-    }
+    for (int e = 0; e < kElems; ++e) xs[e] = __ldg(x + (k + lane * kElems + e) * incx);
+    return pack16(xs);
   };
   S acc = S(0);
   auto accumulate = [&](int4 a_raw, int4 x_raw) {
@@ -40,22 +56,30 @@ __device__ __forceinline__ S dot_column(const TA *column, const TX *x, int64_t i
 #pragma unroll
     for (int e = 0; e < kElems; ++e) acc += a[e] * xv[e];
   };
-  // A shifted x load reads into the aligned block past its 16 bytes: stop the vector steps one
-  // block early so that block still holds elements below k1.
-  const int64_t vector_end = x_access == XAccess::kShifted ? k1 - kElems : k1;
+  const int64_t vector_end = vector_steps_end<TA>(x_access, k1);
   int64_t k = k0;
+  if constexpr (kFirstStepLoaded) {
+    if (first_loaded) {
+      int4 x_raw[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) x_raw[u] = load_x(k + u * kStep);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) accumulate(first_a[u], x_raw[u]);
+      k += kUnroll * kStep;
+    }
+  }
   for (; k + kUnroll * kStep <= vector_end; k += kUnroll * kStep) {
     int4 a_raw[kUnroll], x_raw[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) load_step(k + u * kStep, a_raw[u], x_raw[u]);
+    for (int u = 0; u < kUnroll; ++u) {
+      a_raw[u] = load16_streaming(column + k + u * kStep + lane * kElems);
+      x_raw[u] = load_x(k + u * kStep);
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) accumulate(a_raw[u], x_raw[u]);
   }
-  for (; k + kStep <= vector_end; k += kStep) {
-    int4 a_raw, x_raw;
-    load_step(k, a_raw, x_raw);
-    accumulate(a_raw, x_raw);
-  }
+  for (; k + kStep <= vector_end; k += kStep)
+    accumulate(load16_streaming(column + k + lane * kElems), load_x(k));
   for (; k < k1; k += kStep) {  // the masked tail: at most one step (two when x is shifted)
 #pragma unroll
     for (int e = 0; e < kElems; ++e) {

@@ -15,27 +15,54 @@ __device__ __forceinline__ int tile_row(int row_lane, int e) {
   return kVector ? row_lane * kElems + e : row_lane + kRowThreads * e;
 }
 
-template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, class TA, class TX,
-          class S>
+// The A of column j of the tile: one 16-byte slice (vector path) or kElems masked scalars.
+template <bool kVector, int kRowThreads, class TA>
+__device__ __forceinline__ int4 load_tile_column(const TA *tile, int64_t lda, int64_t j,
+                                                 int64_t rows_left, int row_lane) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  const TA *column = tile + j * lda;
+  if constexpr (kVector) {
+    return load16_streaming(column + row_lane * kElems);
+  } else {
+    TA a[kElems];
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) {
+      const int r = tile_row<false, kRowThreads, kElems>(row_lane, e);
+      a[e] = r < rows_left ? __ldcs(column + r) : TA(0.0f);
+    }
+    return pack16(a);
+  }
+}
+
+// Whether the column slot's first unrolled step over [c0, c1) is a full one, and then its A
+// (early start loads it before the kernel waits for its predecessor).
+template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, class TA>
+__device__ __forceinline__ bool load_first_columns(const TA *tile, int64_t lda, int64_t c0,
+                                                   int64_t c1, int64_t rows_left, int row_lane,
+                                                   int slot, int4 (&a_raw)[kUnroll]) {
+  constexpr int kSlots = kBlockThreads / kRowThreads;
+  const int64_t j = c0 + slot;
+  if (j + (kUnroll - 1) * kSlots >= c1) return false;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    a_raw[u] = load_tile_column<kVector, kRowThreads>(tile, lda, j + u * kSlots, rows_left, row_lane);
+  return true;
+}
+
+// acc[e] += sum over the slot's columns j in [c0, c1) of A[row e, j] * x[j]. With
+// kFirstStepLoaded and first_loaded, first_a holds the A of the slot's first unrolled step.
+template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, bool kFirstStepLoaded,
+          class TA, class TX, class S>
 __device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, const TX *x,
                                                    int64_t incx, int64_t c0, int64_t c1,
                                                    int64_t rows_left, int row_lane, int slot,
+                                                   bool first_loaded,
+                                                   const int4 (&first_a)[kUnroll],
                                                    S (&acc)[kElemsPer16B<TA>]) {
   constexpr int kElems = kElemsPer16B<TA>;
   constexpr int kSlots = kBlockThreads / kRowThreads;
   auto load_column = [&](int64_t j) {
-    const TA *column = tile + j * lda;
-    if constexpr (kVector) {
-      return load16_streaming(column + row_lane * kElems);
-    } else {
-      TA a[kElems];
-#pragma unroll
-      for (int e = 0; e < kElems; ++e) {
-        const int r = tile_row<false, kRowThreads, kElems>(row_lane, e);
-        a[e] = r < rows_left ? __ldcs(column + r) : TA(0.0f);
-      }
-      return pack16(a);
-    }
+    return load_tile_column<kVector, kRowThreads>(tile, lda, j, rows_left, row_lane);
   };
   auto accumulate = [&](int4 a_raw, S xj) {
     S a[kElems];
@@ -44,6 +71,16 @@ __device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, 
     for (int e = 0; e < kElems; ++e) acc[e] += a[e] * xj;
   };
   int64_t j = c0 + slot;
+  if constexpr (kFirstStepLoaded) {
+    if (first_loaded) {
+      S xv[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) accumulate(first_a[u], xv[u]);
+      j += kUnroll * kSlots;
+    }
+  }
   for (; j + (kUnroll - 1) * kSlots < c1; j += kUnroll * kSlots) {
     int4 a_raw[kUnroll];
     S xv[kUnroll];

@@ -1,4 +1,5 @@
-// What every GEMV kernel takes, by value, and the one place kernels are launched.
+// What every GEMV kernel takes, by value, the one place kernels are launched, and the ordering
+// every kernel keeps with the kernel before it on the stream.
 #pragma once
 
 #include "epilogue.cuh"
@@ -16,25 +17,59 @@ struct KernelArgs {
   SplitWorkspace workspace;
 };
 
-// Host scalars are read here, at launch, as the BLAS contract reads them during the call.
-template <class S>
-KernelArgs<S> kernel_args(const GemvProblem &problem, bool device_scalars, const LaunchPlan &plan,
-                          const SplitWorkspace &workspace) {
-  const S *alpha = static_cast<const S *>(problem.alpha);
-  const S *beta = static_cast<const S *>(problem.beta);
-  Scalars<S> scalars = device_scalars ? Scalars<S>{S(0), S(0), alpha, beta}
-                                      : Scalars<S>{*alpha, *beta, nullptr, nullptr};
-  return {problem, scalars, plan.split, workspace};
+// Lets the next kernel on the stream launch now (programmatic dependent launch): it runs only
+// its own early part until it waits for this one to finish. A no-op without a dependent.
+__device__ __forceinline__ void allow_successor_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 }
 
+// Waits until the kernel before this one on the stream has finished and its writes are
+// visible. Every kernel calls it before reading x, y, device scalars or the workspace (and A,
+// unless early start allows A first). A no-op when the launch had no programmatic dependency.
+__device__ __forceinline__ void wait_for_predecessor() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// The start of every kernel: the successor may launch, and unless kEarlyStart lets this kernel
+// stream A first (it then waits itself, once its first A loads are in flight; only A may be
+// read before that), it waits for its predecessor here.
+template <bool kEarlyStart>
+__device__ __forceinline__ void begin_kernel() {
+  allow_successor_launch();
+  if constexpr (!kEarlyStart) wait_for_predecessor();
+}
+
+// Host scalars are read here, at launch, as the BLAS contract reads them during the call.
 template <class S>
-cudaError_t launch_kernel(void (*kernel)(KernelArgs<S>), const LaunchPlan &plan,
-                          cudaStream_t stream, const KernelArgs<S> &args) {
+KernelArgs<S> kernel_args(const GemvProblem &problem, const LaunchPlan &plan,
+                          const LaunchContext &context) {
+  const S *alpha = static_cast<const S *>(problem.alpha);
+  const S *beta = static_cast<const S *>(problem.beta);
+  const Scalars<S> scalars = context.device_scalars ? Scalars<S>{S(0), S(0), alpha, beta}
+                                                    : Scalars<S>{*alpha, *beta, nullptr, nullptr};
+  return {problem, scalars, plan.split, context.workspace};
+}
+
+// Launches `kernel` (which must call begin_kernel first) with the plan's grid, as a programmatic
+// dependent launch where the device supports it. Variants that stream A early pass their
+// kEarlyStart instance when context.early_start is set.
+template <class S>
+cudaError_t launch_kernel(void (*kernel)(KernelArgs<S>), const GemvProblem &problem,
+                          const LaunchPlan &plan, const LaunchContext &context) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = plan.grid;
   config.blockDim = plan.block;
-  config.stream = stream;
-  return cudaLaunchKernelEx(&config, kernel, args);
+  config.stream = context.stream;
+  config.attrs = &attribute;
+  config.numAttrs = context.programmatic ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, kernel_args<S>(problem, plan, context));
 }
 
 }  // namespace xgemv::kernels

@@ -36,7 +36,8 @@ struct GemvNRowTile {
     const int64_t rows = tile_rows(p), tiles = ceil_div(p.m, rows);
     kernels::SplitPlan split;
     for (int waves = kMaxWaves; waves >= 1; --waves) {
-      split = kernels::plan_split(tiles, p.batch_count, p.n, int64_t(kUnroll) * kSlots, rows,
+      split = kernels::plan_split(device.split_workspace, tiles, p.batch_count, p.n,
+                                  int64_t(kUnroll) * kSlots, rows,
                                   int64_t(device.sm_count) * kBlocksPerSm * waves,
                                   element_bytes(p.types.scalar));
       if (long_enough(split)) break;
@@ -53,9 +54,8 @@ struct GemvNRowTile {
   }
 
   template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, bool device_scalars,
-                            const LaunchPlan &plan, const kernels::SplitWorkspace &workspace,
-                            cudaStream_t stream);
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context);
 
  private:
   static bool long_enough(const kernels::SplitPlan &split) {
@@ -65,15 +65,15 @@ struct GemvNRowTile {
 
 namespace kernels {
 
-template <class TA, class TX, class TY, class S, class Variant, int kRowThreads>
+template <class TA, class TX, class TY, class S, class Variant, int kRowThreads, bool kEarlyStart>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     gemv_n_rowtile(const KernelArgs<S> args) {
   constexpr int kElems = kElemsPer16B<TA>;
   constexpr int kRows = kRowThreads * kElems;
   constexpr int kSlots = Variant::kSlots;
+  constexpr int kUnroll = Variant::kUnroll;
+  begin_kernel<kEarlyStart>();
   const GemvProblem &p = args.problem;
-  const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
 
   const int row_lane = threadIdx.x % kRowThreads;
   const int slot = threadIdx.x / kRowThreads;
@@ -85,24 +85,49 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const bool vector_lda = (p.a.ld * int64_t(sizeof(TA))) % 16 == 0;
   __shared__ S slot_sums[kSlots][kRows];
   __shared__ S tile_sums[kRows];
+  // Full, aligned tiles take 16-byte loads; the last tile and misaligned A (known only here,
+  // per tile and per batch item) take masked scalars.
+  const auto vector_tile = [&](const TA *tile) {
+    return vector_lda && rows_left >= kRows && is_aligned16(tile);
+  };
+
+  // Early start: the first batch item's first unrolled step of A is loaded before the wait (A
+  // only: x, y, the scalars and pointer arrays may still be written by the kernel before this
+  // one). Host alpha == 0 reads no A at all.
+  int4 first_a[kUnroll];
+  bool first_loaded = false;
+  if constexpr (kEarlyStart) {
+    const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
+    if (may_read_a && !p.pointer_arrays() && blockIdx.z < p.batch_count) {
+      const TA *tile = matrix_of<TA>(p, blockIdx.z) + r0;
+      first_loaded =
+          vector_tile(tile)
+              ? load_first_columns<true, Variant::kThreads, kRowThreads, kUnroll>(
+                    tile, p.a.ld, c0, c1, rows_left, row_lane, slot, first_a)
+              : load_first_columns<false, Variant::kThreads, kRowThreads, kUnroll>(
+                    tile, p.a.ld, c0, c1, rows_left, row_lane, slot, first_a);
+    }
+    wait_for_predecessor();
+  }
+  const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
+  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
 
   for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
     const TA *tile = matrix_of<TA>(p, b) + r0;
     const TX *x = x_of<TX>(p, b);
     TY *y = y_of<TY>(p, b);
-    // Full, aligned tiles take 16-byte loads; the last tile and misaligned A (known only here,
-    // per tile and per batch item) take masked scalars.
-    const bool vector_ok = vector_lda && rows_left >= kRows && is_aligned16(tile);
+    const bool vector_ok = vector_tile(tile);
+    const bool first = first_loaded && b == blockIdx.z;
     S acc[kElems];
 #pragma unroll
     for (int e = 0; e < kElems; ++e) acc[e] = S(0);
     if (alpha != S(0)) {
       if (vector_ok)
-        accumulate_columns<true, Variant::kThreads, kRowThreads, Variant::kUnroll>(
-            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, acc);
+        accumulate_columns<true, Variant::kThreads, kRowThreads, kUnroll, kEarlyStart>(
+            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, first, first_a, acc);
       else
-        accumulate_columns<false, Variant::kThreads, kRowThreads, Variant::kUnroll>(
-            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, acc);
+        accumulate_columns<false, Variant::kThreads, kRowThreads, kUnroll, kEarlyStart>(
+            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, first, first_a, acc);
     }
 #pragma unroll
     for (int e = 0; e < kElems; ++e)
@@ -133,13 +158,13 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 template <int kRowThreads, int kMaxWaves>
 template <class TA, class TX, class TY, class S>
 cudaError_t GemvNRowTile<kRowThreads, kMaxWaves>::launch(const GemvProblem &problem,
-                                                         bool device_scalars,
                                                          const LaunchPlan &plan,
-                                                         const kernels::SplitWorkspace &workspace,
-                                                         cudaStream_t stream) {
+                                                         const LaunchContext &context) {
+  using kernels::gemv_n_rowtile;
   return kernels::launch_kernel(
-      &kernels::gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads>, plan, stream,
-      kernels::kernel_args<S>(problem, device_scalars, plan, workspace));
+      context.early_start ? &gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads, true>
+                          : &gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads, false>,
+      problem, plan, context);
 }
 
 }  // namespace xgemv

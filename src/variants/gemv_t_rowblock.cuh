@@ -28,8 +28,9 @@ struct GemvTRowBlock {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, kOutputs);
     const kernels::SplitPlan split = kernels::plan_split(
-        tiles, p.batch_count, p.m, int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p),
-        kOutputs, int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
+        device.split_workspace, tiles, p.batch_count, p.m,
+        int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p), kOutputs,
+        int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
             split};
   }
@@ -43,22 +44,22 @@ struct GemvTRowBlock {
   }
 
   template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, bool device_scalars,
-                            const LaunchPlan &plan, const kernels::SplitWorkspace &workspace,
-                            cudaStream_t stream);
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context);
 };
 
 namespace kernels {
 
-template <class TA, class TX, class TY, class S, int kGroup>
+template <class TA, class TX, class TY, class S, int kGroup, bool kEarlyStart>
 __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
                                   GemvTRowBlock<kGroup>::kBlocksPerSm)
     gemv_t_rowblock(const KernelArgs<S> args) {
   using Variant = GemvTRowBlock<kGroup>;
   constexpr int kOutputs = Variant::kOutputs;
+  constexpr int kUnroll = Variant::kUnroll;
+  constexpr int64_t kStep = int64_t(kGroup) * kElemsPer16B<TA>;
+  begin_kernel<kEarlyStart>();
   const GemvProblem &p = args.problem;
-  const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
 
   const int lane = threadIdx.x % kGroup;
   const int slot = threadIdx.x / kGroup;
@@ -69,23 +70,55 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
   const int64_t k1 = min(p.m, k0 + args.split.length);
   __shared__ S block_dots[kOutputs];
 
-  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
-    const TA *a = matrix_of<TA>(p, b);
+  // Where this lane's reduction runs in batch item b: columns of a misaligned A (odd lda, offset
+  // base) peel their first few elements so that the rest still moves in 16-byte loads.
+  struct Reduction {
+    const TA *column;
+    const TX *x;
+    int64_t head;
+    XAccess x_access;
+  };
+  const auto reduction_of = [&](int64_t b) {
+    const TA *column = matrix_of<TA>(p, b) + j * p.a.ld;
     const TX *x = x_of<TX>(p, b);
+    const int64_t head = min(int64_t(elements_to_alignment(column + k0)), k1 - k0);
+    const XAccess x_access = p.x.inc != 1 ? XAccess::kStrided
+                             : is_aligned16(x + k0 + head) ? XAccess::kAligned
+                                                            : XAccess::kShifted;
+    return Reduction{column, x, head, x_access};
+  };
+
+  // Early start: the first batch item's first unrolled step of A is loaded before the wait (A
+  // only: x, y, the scalars and pointer arrays may still be written by the kernel before this
+  // one). Host alpha == 0 reads no A at all.
+  int4 first_a[kUnroll];
+  bool first_loaded = false;
+  if constexpr (kEarlyStart) {
+    const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
+    if (may_read_a && has_output && !p.pointer_arrays() && blockIdx.z < p.batch_count) {
+      const Reduction r = reduction_of(blockIdx.z);
+      const int64_t start = k0 + r.head;
+      first_loaded = start + kUnroll * kStep <= vector_steps_end<TA>(r.x_access, k1);
+      if (first_loaded) load_a_step<kGroup, kUnroll>(r.column, start, lane, first_a);
+    }
+    wait_for_predecessor();
+  }
+  const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
+  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+
+  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
     TY *y = y_of<TY>(p, b);
     S dot = S(0);
     if (alpha != S(0) && has_output) {
-      // Columns of a misaligned A (odd lda, offset base) peel their first few elements so that
-      // the rest still moves in 16-byte loads.
-      const TA *column = a + j * p.a.ld;
-      const int64_t head = min(int64_t(elements_to_alignment(column + k0)), k1 - k0);
-      for (int64_t i = k0 + lane; i < k0 + head; i += kGroup)
-        dot += to_acc(column[i]) * to_acc(x[i * p.x.inc]);
-      const XAccess x_access = p.x.inc != 1 ? XAccess::kStrided
-                               : is_aligned16(x + k0 + head) ? XAccess::kAligned
-                                                              : XAccess::kShifted;
-      dot += dot_column<kGroup, Variant::kUnroll, TA, TX, S>(column, x, p.x.inc, x_access,
-                                                              k0 + head, k1, lane);
+      const Reduction r = reduction_of(b);
+      // The 16-byte steps first (an early start's loaded step is consumed at once), then the
+      // peeled head; the sum head + steps is the same either way.
+      const S steps = dot_column<kGroup, kUnroll, kEarlyStart, TA, TX, S>(
+          r.column, r.x, p.x.inc, r.x_access, k0 + r.head, k1, lane,
+          first_loaded && b == blockIdx.z, first_a);
+      for (int64_t i = k0 + lane; i < k0 + r.head; i += kGroup)
+        dot += to_acc(r.column[i]) * to_acc(r.x[i * p.x.inc]);
+      dot += steps;
     }
 #pragma unroll
     for (int offset = kGroup / 2; offset > 0; offset /= 2)
@@ -109,12 +142,12 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
 
 template <int kGroup>
 template <class TA, class TX, class TY, class S>
-cudaError_t GemvTRowBlock<kGroup>::launch(const GemvProblem &problem, bool device_scalars,
-                                          const LaunchPlan &plan,
-                                          const kernels::SplitWorkspace &workspace,
-                                          cudaStream_t stream) {
-  return kernels::launch_kernel(&kernels::gemv_t_rowblock<TA, TX, TY, S, kGroup>, plan, stream,
-                                kernels::kernel_args<S>(problem, device_scalars, plan, workspace));
+cudaError_t GemvTRowBlock<kGroup>::launch(const GemvProblem &problem, const LaunchPlan &plan,
+                                          const LaunchContext &context) {
+  return kernels::launch_kernel(context.early_start
+                                    ? &kernels::gemv_t_rowblock<TA, TX, TY, S, kGroup, true>
+                                    : &kernels::gemv_t_rowblock<TA, TX, TY, S, kGroup, false>,
+                                problem, plan, context);
 }
 
 }  // namespace xgemv

@@ -18,6 +18,19 @@ namespace xgemv {
 // What plans read off the device, once per handle.
 struct DeviceLimits {
   int sm_count;
+  bool split_workspace;  // the handle has the workspace split reductions need
+};
+
+// Where and how a call launches, from the handle.
+struct LaunchContext {
+  cudaStream_t stream;
+  kernels::SplitWorkspace workspace;
+  bool device_scalars;  // alpha and beta are device pointers
+  // Programmatic dependent launch (compute capability 9.0+): the next kernel on the stream may
+  // launch while this one runs; every kernel waits for the one before it before reading what
+  // that one may write.
+  bool programmatic;
+  bool early_start;  // stream A before that wait (the handle's early-start mode)
 };
 
 struct LaunchPlan {
@@ -25,12 +38,9 @@ struct LaunchPlan {
   kernels::SplitPlan split;
 };
 
-// A variant's launch for one element-type set; device_scalars: alpha and beta are device
-// pointers.
-using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, bool device_scalars,
-                                       const LaunchPlan &plan,
-                                       const kernels::SplitWorkspace &workspace,
-                                       cudaStream_t stream);
+// A variant's launch for one element-type set.
+using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, const LaunchPlan &plan,
+                                       const LaunchContext &context);
 
 struct KernelVariant {
   const char *name;

@@ -577,8 +577,9 @@ void check_stream(cublasHandle_t handle) {
   retire(reader);
 }
 
-// Captured on a stream the drop-in has not seen: forwarded (no handle may be created during
-// capture); on a stream it has seen: served, inside the graph. Both graphs must compute.
+// Captured on a stream the drop-in has not seen (as PyTorch captures, on a stream of its own)
+// and on one it has seen: served by xgemv inside the graph either way (a handle made during the
+// capture allocates nothing). Both graphs must compute, replayed twice.
 void check_graph_capture(cublasHandle_t handle) {
   const int m = 96, n = 80;
   const std::vector<float> a(m * n, 0.5f), x(n, 2.0f);
@@ -599,8 +600,7 @@ void check_graph_capture(cublasHandle_t handle) {
     cudaGraph_t graph = nullptr;
     check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
     {
-      // Unseen stream: no xgemv handle can be made now, cuBLAS serves it.
-      const ServedBy served("cublasSgemv_v2", seen_before,
+      const ServedBy served("cublasSgemv_v2", true,
                             seen_before ? "capture on a known stream" : "capture on a new stream");
       cublasSgemv_v2(handle, CUBLAS_OP_N, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta,
                      d_y.get(), 1);

@@ -7,6 +7,11 @@ XGEMV_CUBLAS_LOG=1. The results must match (exactly on small-integer data, withi
 rounding on random data), and the log must show xgemv serving cublasSgemv_v2 (fp32 torch.mv)
 and cublasGemmEx (the fp16 / bf16 matrix-vector products).
 
+Then a decode-like step of GEMVs captured the way PyTorch users capture (warm-up on a side
+stream, then torch.cuda.graph on PyTorch's own capture stream, which the drop-in first meets
+during the capture): every GEMV logged inside the capture must be xgemv's, and the replayed
+results must match the eager ones and the plain run's.
+
 usage: torch_dropin_test.py path/to/libxgemv_cublas.so
 Exits 77 (skipped) without torch or without a CUDA device.
 """
@@ -42,6 +47,52 @@ def products(torch):
     return {key: value.float().cpu() for key, value in results.items()}
 
 
+CAPTURE_BEGIN, CAPTURE_END = "torch_dropin_test: capture begins", "torch_dropin_test: capture ends"
+
+
+def captured_step(torch):
+    """GEMVs of a decode step in a CUDA graph captured the standard way, replayed, beside the
+    same step run eagerly afterwards."""
+    import torch.nn.functional as F
+
+    generator = torch.Generator(device="cuda").manual_seed(11)
+    layers = []
+    for dtype in (torch.bfloat16, torch.float16):
+        for out_features, in_features in ((3072, 1024), (1024, 1024), (5632, 1024), (1024, 2816)):
+            weight = torch.randn(out_features, in_features, device="cuda", generator=generator)
+            layers.append(weight.to(dtype))
+    fp32_weight = torch.randn(2048, 1024, device="cuda", generator=generator)
+    inputs = {w.shape[1]: {d: torch.randn(w.shape[1], device="cuda", generator=generator).to(d)
+                           for d in (torch.bfloat16, torch.float16)} for w in layers}
+    fp32_input = torch.randn(1024, device="cuda", generator=generator)
+
+    def step():
+        outputs = [F.linear(inputs[w.shape[1]][w.dtype], w) for w in layers]
+        outputs.append(torch.mv(fp32_weight, fp32_input))
+        return outputs
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    os.write(2, (CAPTURE_BEGIN + "\n").encode())
+    with torch.cuda.graph(graph):
+        graph_outputs = step()
+    os.write(2, (CAPTURE_END + "\n").encode())
+    graph.replay()
+    graph.replay()
+    eager_outputs = step()
+    torch.cuda.synchronize()
+    results = {}
+    for i, (replayed, eager) in enumerate(zip(graph_outputs, eager_outputs)):
+        results[f"graph step {i} {str(eager.dtype).replace('torch.', '')} replayed"] = replayed
+        results[f"graph step {i} {str(eager.dtype).replace('torch.', '')} eager"] = eager
+    return {key: value.float().cpu() for key, value in results.items()}
+
+
 def child(output):
     import torch
 
@@ -49,7 +100,9 @@ def child(output):
     # products of small integers are then exact in both runs.
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-    torch.save(products(torch), output)
+    results = products(torch)
+    results.update(captured_step(torch))
+    torch.save(results, output)
     return 0
 
 
@@ -111,6 +164,26 @@ def main():
     for entry in ("cublasSgemv_v2", "cublasGemmEx"):
         if entry not in served:
             failures.append(f"the log shows no {entry} served by xgemv")
+
+    # Inside the capture every GEMV is xgemv's, and the replays match the eager step.
+    lines = log.splitlines()
+    if CAPTURE_BEGIN in lines and CAPTURE_END in lines:
+        inside = [line for line in lines[lines.index(CAPTURE_BEGIN) + 1:lines.index(CAPTURE_END)]
+                  if line.startswith("xgemv_cublas:") and " -> " in line]
+        forwarded = [line for line in inside if " -> xgemv (" not in line]
+        print(f"captured the standard way: {len(inside) - len(forwarded)} of {len(inside)} "
+              "GEMVs served by xgemv")
+        if not inside:
+            failures.append("no GEMV was logged inside the capture")
+        failures.extend(f"forwarded inside the capture: {line}" for line in forwarded)
+    else:
+        failures.append("the capture markers are missing from the drop-in run's log")
+    for key in (k for k in preloaded if k.endswith(" replayed")):
+        eager = preloaded[key.replace(" replayed", " eager")]
+        dtype = key.split()[-2]
+        scale = eager.abs().max().item() + 1e-30
+        if (preloaded[key] - eager).abs().max().item() > tolerance[dtype] * scale * 4:
+            failures.append(f"{key}: the replay differs from the eager step")
 
     for failure in failures:
         print("FAIL", failure)
