@@ -4,7 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <xgemv/xgemv.h>
+#include <xgemv/xgemv.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -167,19 +167,8 @@ std::string xgemv_function() {
 
 template <class T>
 std::string call_xgemv(const Handles& h, const Problem<T>& p) {
-  xgemv_status status;
-  if constexpr (std::is_same_v<T, float>)
-    status = xgemv_sgemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                         p.y, p.incy);
-  else if constexpr (std::is_same_v<T, double>)
-    status = xgemv_dgemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                         p.y, p.incy);
-  else if constexpr (std::is_same_v<T, __half>)
-    status = xgemv_hgemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                         p.y, p.incy);
-  else
-    status = xgemv_bf16gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                            p.y, p.incy);
+  const xgemv_status status =
+      xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta, p.y, p.incy);
   return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
 }
 
