@@ -80,13 +80,13 @@ __global__ void reference_gemv(ReferenceArguments<T> p) {
     const int64_t row = p.transposed ? k : out;
     const int64_t column = p.transposed ? out : k;
     sum += to_double(p.a[row + column * p.lda]) *
-           to_double(p.x[element_offset(k, x_length, p.incx)]);
+           to_double(p.x[vector_offset(k, x_length, p.incx)]);
   }
   for (int offset = 16; offset > 0; offset /= 2)
     sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane != 0) return;
   double y = p.alpha * sum;
-  if (p.beta != 0) y += p.beta * to_double(p.y0[element_offset(out, y_length, p.incy)]);
+  if (p.beta != 0) y += p.beta * to_double(p.y0[vector_offset(out, y_length, p.incy)]);
   p.y_ref[out] = y;
 }
 
@@ -321,8 +321,8 @@ class CudaDeviceBench final : public DeviceBench {
     int64_t pool = 0, x = 0, y = 0, y_length = 1;
     for (const Case& c : cases) {
       const int64_t size = element_size(c.dtype);
-      const int64_t x_bytes = vector_span(c.x_length(), c.incx) * size;
-      const int64_t y_bytes = vector_span(c.y_length(), c.incy) * size;
+      const int64_t x_bytes = vector_extent(c.x_length(), c.incx) * size;
+      const int64_t y_bytes = vector_extent(c.y_length(), c.incy) * size;
       // Room for the ceiling's read from the last copy, which runs past A by x + y.
       pool = std::max(pool, rotation_layout(c.a_bytes()).pool_bytes() + x_bytes + y_bytes + 256);
       x = std::max(x, x_bytes);
@@ -359,8 +359,8 @@ class CudaDeviceBench final : public DeviceBench {
   template <class T>
   DeviceCaseResult run_typed(const Case& c, const Options& options) {
     const RotationLayout layout = rotation_layout(c.a_bytes());
-    const int64_t x_span = vector_span(c.x_length(), c.incx);
-    const int64_t y_span = vector_span(c.y_length(), c.incy);
+    const int64_t x_span = vector_extent(c.x_length(), c.incx);
+    const int64_t y_span = vector_extent(c.y_length(), c.incy);
     fill(pool_.as<T>(), layout.pool_bytes() / int64_t{sizeof(T)}, kSeedA);
     fill(x_.as<T>(), x_span, kSeedX);
     fill(y_initial_.as<T>(), y_span, kSeedY);
@@ -426,7 +426,7 @@ class CudaDeviceBench final : public DeviceBench {
   // type here), else the initial random values.
   template <class T>
   void reset_y(const Case& c) {
-    const size_t bytes = static_cast<size_t>(vector_span(c.y_length(), c.incy)) * sizeof(T);
+    const size_t bytes = static_cast<size_t>(vector_extent(c.y_length(), c.incy)) * sizeof(T);
     check_cuda(c.beta == 0 ? cudaMemsetAsync(y_.pointer, 0xFF, bytes, handles_.stream)
                            : cudaMemcpyAsync(y_.pointer, y_initial_.pointer, bytes,
                                              cudaMemcpyDeviceToDevice, handles_.stream),
@@ -436,7 +436,7 @@ class CudaDeviceBench final : public DeviceBench {
   // y after a call (synchronises: a fault in the call surfaces here and ends the run).
   template <class T>
   std::vector<double> read_y(const Case& c) {
-    std::vector<T> stored(static_cast<size_t>(vector_span(c.y_length(), c.incy)));
+    std::vector<T> stored(static_cast<size_t>(vector_extent(c.y_length(), c.incy)));
     check_cuda(cudaMemcpyAsync(stored.data(), y_.pointer, stored.size() * sizeof(T),
                                cudaMemcpyDeviceToHost, handles_.stream),
                "copy y");

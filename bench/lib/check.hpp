@@ -26,7 +26,7 @@ template <class T>
 std::vector<double> gather_vector(const T* data, int64_t length, int64_t inc) {
   std::vector<double> values(static_cast<size_t>(length));
   for (int64_t k = 0; k < length; ++k)
-    values[k] = static_cast<double>(data[element_offset(k, length, inc)]);
+    values[k] = static_cast<double>(data[vector_offset(k, length, inc)]);
   return values;
 }
 

@@ -25,9 +25,13 @@
 #include <vector>
 
 #include "support/cblas_gemv_abi.h"
+#include "support/gemv_layout.hpp"
 #include "support/interface_test_support.h"
 
 namespace {
+
+using xgemv_test::vector_extent;
+using xgemv_test::vector_offset;
 
 enum class Api { fortran, cblas_column_major, cblas_row_major };
 enum class Memory { host, device, managed, device_matrix_only };
@@ -70,15 +74,6 @@ struct Problem {
     return text;
   }
 };
-
-// Position of logical element k of a vector of `length` elements with increment `inc`, from the
-// first element in memory (BLAS: logical 0 is at the far end for a negative increment).
-size_t vector_index(int k, int length, int inc) {
-  return inc > 0 ? size_t(k) * inc : size_t(length - 1 - k) * size_t(-inc);
-}
-size_t vector_span(int length, int inc) {
-  return length == 0 ? 0 : size_t(length - 1) * size_t(std::abs(inc)) + 1;
-}
 
 uint32_t random_state = 12345;
 int small_integer() {  // in [-4, 4]
@@ -165,13 +160,13 @@ template <class T>
 void run_case(const Problem<T> &p, Mode mode, Memory memory) {
   const int rows = p.rows(), cols = p.cols();
   std::vector<T> a(std::max<size_t>(p.matrix_size(), 1)),
-      x(std::max<size_t>(vector_span(cols, p.incx), 1));
+      x(std::max<size_t>(vector_extent(cols, p.incx), 1));
   for (T &value : a) value = T(small_integer());
   for (T &value : x) value = T(small_integer());
   // y: canaries everywhere, then the logical elements (NaN when beta == 0: must not leak).
-  std::vector<T> y(vector_span(rows, p.incy) + 3, T(kCanary));
+  std::vector<T> y(vector_extent(rows, p.incy) + 3, T(kCanary));
   for (int i = 0; i < rows; ++i)
-    y[vector_index(i, rows, p.incy)] =
+    y[vector_offset(i, rows, p.incy)] =
         p.beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(small_integer());
 
   std::vector<T> expected_y = y;
@@ -180,8 +175,8 @@ void run_case(const Problem<T> &p, Mode mode, Memory memory) {
       double sum = 0;
       if (p.alpha != T(0))
         for (int j = 0; j < cols; ++j)
-          sum += double(a[p.op_index(i, j)]) * double(x[vector_index(j, cols, p.incx)]);
-      T &out = expected_y[vector_index(i, rows, p.incy)];
+          sum += double(a[p.op_index(i, j)]) * double(x[vector_offset(j, cols, p.incx)]);
+      T &out = expected_y[vector_offset(i, rows, p.incy)];
       out = T(double(p.alpha) * sum + (p.beta == T(0) ? 0.0 : double(p.beta) * double(out)));
     }
   }

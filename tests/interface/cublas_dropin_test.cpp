@@ -35,10 +35,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/gemv_layout.hpp"
 #include "support/interface_test_support.h"
 #include "support/test_profile.hpp"
 
 namespace {
+
+using xgemv_test::vector_offset;
 
 // --- bookkeeping --------------------------------------------------------------------------------
 
@@ -296,10 +299,6 @@ struct GemvProblem {
   }
 };
 
-size_t vector_index(int k, int length, int inc) {
-  return inc > 0 ? size_t(k) * inc : size_t(length - 1 - k) * size_t(-inc);
-}
-
 // y of one problem after a valid call, on the host.
 template <class TA, class TY, class S>
 std::vector<TY> host_gemv(const GemvProblem<TA, TY, S> &p, const TA *a, const TA *x,
@@ -312,9 +311,9 @@ std::vector<TY> host_gemv(const GemvProblem<TA, TY, S> &p, const TA *a, const TA
       for (int j = 0; j < cols; ++j) {
         const size_t element =
             p.transposed() ? size_t(j) + size_t(i) * p.lda : size_t(i) + size_t(j) * p.lda;
-        sum += to_double(a[element]) * to_double(x[vector_index(j, cols, p.incx)]);
+        sum += to_double(a[element]) * to_double(x[vector_offset(j, cols, p.incx)]);
       }
-    TY &out = y[vector_index(i, rows, p.incy)];
+    TY &out = y[vector_offset(i, rows, p.incy)];
     out = from_double<TY>(double(p.alpha) * sum +
                           (p.beta == S(0) ? 0.0 : double(p.beta) * to_double(out)));
   }

@@ -1,6 +1,6 @@
 // The references are what they claim to be: the host reference is OpenBLAS and exact on
 // integer-valued problems (negative increments included), and the device reference is the real
-// cuBLAS, not a symbol of ours.
+// cuBLAS, not a symbol of ours; also the BLAS vector rule the tests and the bench index with.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -38,6 +38,16 @@ TEST(ReferenceWiring, DeviceReferenceIsCublas) {
   EXPECT_NE(path.find("libcublas"), std::string::npos) << path;
   EXPECT_EQ(path.find("xgemv"), std::string::npos) << path;
   std::printf("device reference: %s\n", path.c_str());
+}
+
+TEST(BlasLayout, StridedVectorsFollowTheBlasStartPointRule) {
+  EXPECT_EQ(vector_extent<int64_t>(5, 1), 5);
+  EXPECT_EQ(vector_extent<int64_t>(5, -3), 13);
+  EXPECT_EQ(vector_extent<int64_t>(0, 2), 0);
+  EXPECT_EQ(vector_offset<int64_t>(0, 5, 2), 0);
+  EXPECT_EQ(vector_offset<int64_t>(4, 5, 2), 8);
+  EXPECT_EQ(vector_offset<int64_t>(0, 5, -2), 8);  // logical element 0 sits at the far end
+  EXPECT_EQ(vector_offset<int64_t>(4, 5, -2), 0);
 }
 
 template <class T>

@@ -18,6 +18,7 @@
 
 #include "fuzz_support.hpp"
 #include "gemv_routing.hpp"
+#include "support/gemv_layout.hpp"
 
 namespace xgemv_fuzz {
 namespace {
@@ -185,11 +186,6 @@ constexpr cudaDataType cuda_type_of() {
 // Element offsets, computed without overflow whatever the fuzzed sizes (up to 2^63 * 2^63).
 using Offset = __int128;
 
-// Storage offset of logical element `i` of a BLAS vector.
-Offset vector_offset(Offset i, Offset length, Offset inc) {
-  return inc > 0 ? i * inc : (length - 1 - i) * -inc;
-}
-
 // The served GEMV must compute C(i, j) = sum_l op(A)(i, l) * op(B)(l, j) for the GEMM's outputs,
 // with the GEMV's reduction index being l. Compares, for output r of the GEMV and reduction index
 // l, the C element written and the A and B elements multiplied.
@@ -217,9 +213,9 @@ void check_gemv_of_gemm(const Gemm &g, const GemvCall<TA, TY, float> &call, cons
     const Offset gemm_a = a_plain ? i + Offset(l) * g.lda : l + Offset(i) * g.lda;
     const Offset gemm_b = b_plain ? l + Offset(j) * g.ldb : j + Offset(l) * g.ldb;
     // The GEMV: output r, matrix element (r, l) of op(matrix), vector element l.
-    const Offset gemv_y = vector_offset(r, y_length, call.incy);
+    const Offset gemv_y = xgemv_test::vector_offset<Offset>(r, y_length, call.incy);
     const Offset gemv_matrix = transposed ? l + Offset(r) * call.lda : r + Offset(l) * call.lda;
-    const Offset gemv_x = vector_offset(l, x_length, call.incx);
+    const Offset gemv_x = xgemv_test::vector_offset<Offset>(l, x_length, call.incx);
     const Offset gemv_a = matrix_is_b ? gemv_x : gemv_matrix;
     const Offset gemv_b = matrix_is_b ? gemv_matrix : gemv_x;
     require(gemv_y == gemm_c && gemv_a == gemm_a && gemv_b == gemm_b,
