@@ -12,6 +12,7 @@
 #include "lib/check.hpp"
 #include "lib/measure.hpp"
 #include "lib/random_values.hpp"
+#include "support/reference_gemv.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -90,8 +91,10 @@ void HostBench::prepare(const Case& c) {
 
 std::vector<double> HostBench::reference(const Case& c) const {
   if (c.dtype == Dtype::fp32)
-    return host_reference_gemv(c, pool_.as<float>(), x_.as<float>(), y_initial_.as<float>());
-  return host_reference_gemv(c, pool_.as<double>(), x_.as<double>(), y_initial_.as<double>());
+    return xgemv_test::reference_gemv(c.gemv_shape(), c.alpha, pool_.as<float>(), x_.as<float>(),
+                                      c.beta, y_initial_.as<float>());
+  return xgemv_test::reference_gemv(c.gemv_shape(), c.alpha, pool_.as<double>(), x_.as<double>(),
+                                    c.beta, y_initial_.as<double>());
 }
 
 Measurement HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,

@@ -41,6 +41,8 @@ struct Case {
 
   bool transposed() const { return op == 'T'; }
   int64_t lda() const { return std::max<int64_t>(1, m); }
+  // The BLAS call of the case, for the host reference GEMV.
+  xgemv_test::GemvShape gemv_shape() const { return {op, m, n, lda(), incx, incy}; }
   int64_t x_length() const { return transposed() ? m : n; }
   int64_t y_length() const { return transposed() ? n : m; }
   int64_t reduction_length() const { return x_length(); }

@@ -30,10 +30,4 @@ std::vector<double> gather_vector(const T* data, int64_t length, int64_t inc) {
   return values;
 }
 
-// y_ref = alpha*op(A)*x + beta*y0 in fp64 on the host, straight from the definition (y0 is not
-// read when beta == 0). A column-major with lda = c.lda(); x, y0 strided as c says.
-// Instantiated for float and double.
-template <class T>
-std::vector<double> host_reference_gemv(const Case& c, const T* a, const T* x, const T* y0);
-
 }  // namespace xgemv::bench
