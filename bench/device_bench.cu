@@ -16,6 +16,7 @@
 #include "lib/check.hpp"
 #include "lib/measure.hpp"
 #include "lib/random_values.hpp"
+#include "support/element_types.hpp"
 #include "system_info.hpp"
 
 namespace xgemv::bench {
@@ -30,29 +31,17 @@ template <class T>
 inline constexpr bool kIs16Bit =
     std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
-// alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and xgemv's convention).
-template <class T>
-using Scalar = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <class T>
-__host__ __device__ T from_float(float value) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(value);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(value);
-  else return static_cast<T>(value);
-}
-
-template <class T>
-__host__ __device__ double to_double(T value) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(value);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(value);
-  else return static_cast<double>(value);
-}
+// ScalarOf<T>, the type of alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and
+// xgemv's convention). to_double and from_double run on the device too.
+using xgemv_test::ScalarOf;
+using xgemv_test::from_double;
+using xgemv_test::to_double;
 
 template <class T>
 __global__ void fill_random(T* data, int64_t count, uint64_t seed) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += stride)
-    data[i] = from_float<T>(random_value(seed, i));
+    data[i] = from_double<T>(random_value(seed, i));  // a float: exact on the way through double
 }
 
 template <class T>
@@ -146,11 +135,11 @@ template <class T>
 struct Problem {
   char op;
   int64_t m, n, lda;
-  Scalar<T> alpha;
+  ScalarOf<T> alpha;
   const T* a;
   const T* x;
   int64_t incx;
-  Scalar<T> beta;
+  ScalarOf<T> beta;
   T* y;
   int64_t incy;
 };
@@ -370,8 +359,9 @@ class CudaDeviceBench final : public DeviceBench {
     result.rows.push_back(measure_ceiling(c, layout, options));
 
     const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
-    Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<Scalar<T>>(c.alpha), pool_.as<T>(),
-                       x_.as<T>(), c.incx, static_cast<Scalar<T>>(c.beta), y_.as<T>(), c.incy};
+    using S = ScalarOf<T>;
+    Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<S>(c.alpha), pool_.as<T>(),
+                       x_.as<T>(), c.incx, static_cast<S>(c.beta), y_.as<T>(), c.incy};
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {
       if (!options.wants_library(library.name)) continue;
       Measurement row(c, library.name, library.function, options.graph ? "graph" : "stream");
