@@ -16,16 +16,14 @@
 #include "lib/check.hpp"
 #include "lib/measure.hpp"
 #include "lib/random_values.hpp"
+#include "support/check_cuda.hpp"
 #include "support/element_types.hpp"
 #include "system_info.hpp"
 
 namespace xgemv::bench {
 namespace {
 
-void check_cuda(cudaError_t error, const char* what) {
-  if (error != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
-}
+using xgemv_test::check_cuda;
 
 template <class T>
 inline constexpr bool kIs16Bit =
