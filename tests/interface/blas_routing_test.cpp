@@ -26,8 +26,8 @@
 
 #include "support/cblas_gemv_abi.h"
 #include "support/gemv_layout.hpp"
-#include "support/reference_gemv.hpp"
 #include "support/interface_test_support.h"
+#include "support/reference_gemv.hpp"
 
 namespace {
 
