@@ -4,7 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <xgemv/xgemv.h>
+#include <xgemv/xgemv.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -16,43 +16,30 @@
 #include "lib/check.hpp"
 #include "lib/measure.hpp"
 #include "lib/random_values.hpp"
+#include "support/check_cuda.hpp"
+#include "support/element_types.hpp"
 #include "system_info.hpp"
 
 namespace xgemv::bench {
 namespace {
 
-void check_cuda(cudaError_t error, const char* what) {
-  if (error != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
-}
+using xgemv_test::check_cuda;
 
 template <class T>
 inline constexpr bool kIs16Bit =
     std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
-// alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and xgemv's convention).
-template <class T>
-using Scalar = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <class T>
-__host__ __device__ T from_float(float value) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(value);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(value);
-  else return static_cast<T>(value);
-}
-
-template <class T>
-__host__ __device__ double to_double(T value) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(value);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(value);
-  else return static_cast<double>(value);
-}
+// ScalarOf<T>, the type of alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and
+// xgemv's convention). to_double and from_double run on the device too.
+using xgemv_test::ScalarOf;
+using xgemv_test::from_double;
+using xgemv_test::to_double;
 
 template <class T>
 __global__ void fill_random(T* data, int64_t count, uint64_t seed) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += stride)
-    data[i] = from_float<T>(random_value(seed, i));
+    data[i] = from_double<T>(random_value(seed, i));  // a float: exact on the way through double
 }
 
 template <class T>
@@ -80,13 +67,13 @@ __global__ void reference_gemv(ReferenceArguments<T> p) {
     const int64_t row = p.transposed ? k : out;
     const int64_t column = p.transposed ? out : k;
     sum += to_double(p.a[row + column * p.lda]) *
-           to_double(p.x[element_offset(k, x_length, p.incx)]);
+           to_double(p.x[vector_offset(k, x_length, p.incx)]);
   }
   for (int offset = 16; offset > 0; offset /= 2)
     sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane != 0) return;
   double y = p.alpha * sum;
-  if (p.beta != 0) y += p.beta * to_double(p.y0[element_offset(out, y_length, p.incy)]);
+  if (p.beta != 0) y += p.beta * to_double(p.y0[vector_offset(out, y_length, p.incy)]);
   p.y_ref[out] = y;
 }
 
@@ -146,11 +133,11 @@ template <class T>
 struct Problem {
   char op;
   int64_t m, n, lda;
-  Scalar<T> alpha;
+  ScalarOf<T> alpha;
   const T* a;
   const T* x;
   int64_t incx;
-  Scalar<T> beta;
+  ScalarOf<T> beta;
   T* y;
   int64_t incy;
 };
@@ -167,19 +154,8 @@ std::string xgemv_function() {
 
 template <class T>
 std::string call_xgemv(const Handles& h, const Problem<T>& p) {
-  xgemv_status status;
-  if constexpr (std::is_same_v<T, float>)
-    status = xgemv_sgemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                         p.y, p.incy);
-  else if constexpr (std::is_same_v<T, double>)
-    status = xgemv_dgemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                         p.y, p.incy);
-  else if constexpr (std::is_same_v<T, __half>)
-    status = xgemv_hgemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                         p.y, p.incy);
-  else
-    status = xgemv_bf16gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta,
-                            p.y, p.incy);
+  const xgemv_status status =
+      xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta, p.y, p.incy);
   return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
 }
 
@@ -228,7 +204,7 @@ std::string gemmex_restriction(const Case& c) {
 }
 
 // y = op(A) x as a GEMM with one column, CUBLAS_COMPUTE_32F: what PyTorch calls for a 16-bit
-// matrix-vector product (GUIDE section 2).
+// matrix-vector product.
 template <class T>
 std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
   static_assert(kIs16Bit<T>);
@@ -332,8 +308,8 @@ class CudaDeviceBench final : public DeviceBench {
     int64_t pool = 0, x = 0, y = 0, y_length = 1;
     for (const Case& c : cases) {
       const int64_t size = element_size(c.dtype);
-      const int64_t x_bytes = vector_span(c.x_length(), c.incx) * size;
-      const int64_t y_bytes = vector_span(c.y_length(), c.incy) * size;
+      const int64_t x_bytes = vector_extent(c.x_length(), c.incx) * size;
+      const int64_t y_bytes = vector_extent(c.y_length(), c.incy) * size;
       // Room for the ceiling's read from the last copy, which runs past A by x + y.
       pool = std::max(pool, rotation_layout(c.a_bytes()).pool_bytes() + x_bytes + y_bytes + 256);
       x = std::max(x, x_bytes);
@@ -370,8 +346,8 @@ class CudaDeviceBench final : public DeviceBench {
   template <class T>
   DeviceCaseResult run_typed(const Case& c, const Options& options) {
     const RotationLayout layout = rotation_layout(c.a_bytes());
-    const int64_t x_span = vector_span(c.x_length(), c.incx);
-    const int64_t y_span = vector_span(c.y_length(), c.incy);
+    const int64_t x_span = vector_extent(c.x_length(), c.incx);
+    const int64_t y_span = vector_extent(c.y_length(), c.incy);
     fill(pool_.as<T>(), layout.pool_bytes() / int64_t{sizeof(T)}, kSeedA);
     fill(x_.as<T>(), x_span, kSeedX);
     fill(y_initial_.as<T>(), y_span, kSeedY);
@@ -381,8 +357,9 @@ class CudaDeviceBench final : public DeviceBench {
     result.rows.push_back(measure_ceiling(c, layout, options));
 
     const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
-    Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<Scalar<T>>(c.alpha), pool_.as<T>(),
-                       x_.as<T>(), c.incx, static_cast<Scalar<T>>(c.beta), y_.as<T>(), c.incy};
+    using S = ScalarOf<T>;
+    Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<S>(c.alpha), pool_.as<T>(),
+                       x_.as<T>(), c.incx, static_cast<S>(c.beta), y_.as<T>(), c.incy};
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {
       if (!options.wants_library(library.name)) continue;
       Measurement row(c, library.name, library.function, options.graph ? "graph" : "stream");
@@ -441,7 +418,7 @@ class CudaDeviceBench final : public DeviceBench {
   // type here), else the initial random values.
   template <class T>
   void reset_y(const Case& c) {
-    const size_t bytes = static_cast<size_t>(vector_span(c.y_length(), c.incy)) * sizeof(T);
+    const size_t bytes = static_cast<size_t>(vector_extent(c.y_length(), c.incy)) * sizeof(T);
     check_cuda(c.beta == 0 ? cudaMemsetAsync(y_.pointer, 0xFF, bytes, handles_.stream)
                            : cudaMemcpyAsync(y_.pointer, y_initial_.pointer, bytes,
                                              cudaMemcpyDeviceToDevice, handles_.stream),
@@ -451,7 +428,7 @@ class CudaDeviceBench final : public DeviceBench {
   // y after a call (synchronises: a fault in the call surfaces here and ends the run).
   template <class T>
   std::vector<double> read_y(const Case& c) {
-    std::vector<T> stored(static_cast<size_t>(vector_span(c.y_length(), c.incy)));
+    std::vector<T> stored(static_cast<size_t>(vector_extent(c.y_length(), c.incy)));
     check_cuda(cudaMemcpyAsync(stored.data(), y_.pointer, stored.size() * sizeof(T),
                                cudaMemcpyDeviceToHost, handles_.stream),
                "copy y");

@@ -12,6 +12,7 @@
 #include "lib/check.hpp"
 #include "lib/measure.hpp"
 #include "lib/random_values.hpp"
+#include "support/reference_gemv.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -70,9 +71,9 @@ void HostBench::reserve(const std::vector<Case>& cases) {
     if (!supports(c.dtype)) continue;
     const int64_t size = element_size(c.dtype);
     pool_.allocate(rotation_layout(c.a_bytes()).pool_bytes());
-    x_.allocate(vector_span(c.x_length(), c.incx) * size);
-    y_.allocate(vector_span(c.y_length(), c.incy) * size);
-    y_initial_.allocate(vector_span(c.y_length(), c.incy) * size);
+    x_.allocate(vector_extent(c.x_length(), c.incx) * size);
+    y_.allocate(vector_extent(c.y_length(), c.incy) * size);
+    y_initial_.allocate(vector_extent(c.y_length(), c.incy) * size);
   }
 }
 
@@ -81,8 +82,8 @@ void HostBench::prepare(const Case& c) {
   const auto fill_all = [&](auto element) {
     using T = decltype(element);
     fill_random(pool_.as<T>(), layout.pool_bytes() / int64_t{sizeof(T)}, kSeedA);
-    fill_random(x_.as<T>(), vector_span(c.x_length(), c.incx), kSeedX);
-    fill_random(y_initial_.as<T>(), vector_span(c.y_length(), c.incy), kSeedY);
+    fill_random(x_.as<T>(), vector_extent(c.x_length(), c.incx), kSeedX);
+    fill_random(y_initial_.as<T>(), vector_extent(c.y_length(), c.incy), kSeedY);
   };
   if (c.dtype == Dtype::fp32) fill_all(float{});
   if (c.dtype == Dtype::fp64) fill_all(double{});
@@ -90,8 +91,10 @@ void HostBench::prepare(const Case& c) {
 
 std::vector<double> HostBench::reference(const Case& c) const {
   if (c.dtype == Dtype::fp32)
-    return host_reference_gemv(c, pool_.as<float>(), x_.as<float>(), y_initial_.as<float>());
-  return host_reference_gemv(c, pool_.as<double>(), x_.as<double>(), y_initial_.as<double>());
+    return xgemv_test::reference_gemv(c.gemv_shape(), c.alpha, pool_.as<float>(), x_.as<float>(),
+                                      c.beta, y_initial_.as<float>());
+  return xgemv_test::reference_gemv(c.gemv_shape(), c.alpha, pool_.as<double>(), x_.as<double>(),
+                                    c.beta, y_initial_.as<double>());
 }
 
 Measurement HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,
@@ -111,7 +114,7 @@ Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref
   }
   const RotationLayout layout = rotation_layout(c.a_bytes());
   const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
-  const int64_t y_span = vector_span(c.y_length(), c.incy);
+  const int64_t y_span = vector_extent(c.y_length(), c.incy);
   T* y = y_.as<T>();
   if (c.beta == 0) std::fill(y, y + y_span, std::numeric_limits<T>::quiet_NaN());
   else std::copy(y_initial_.as<T>(), y_initial_.as<T>() + y_span, y);

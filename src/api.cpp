@@ -8,9 +8,10 @@ xgemv_status gemv_strided(xgemv_handle handle, char trans, int64_t m, int64_t n,
                           const T *a, int64_t lda, int64_t stride_a, const T *x, int64_t incx,
                           int64_t stride_x, const S *beta, T *y, int64_t incy, int64_t stride_y,
                           int64_t batch_count) noexcept {
-  return xgemv::gemv(handle, xgemv::strided_problem(trans, m, n, alpha, a, lda, stride_a, x, incx,
-                                                    stride_x, beta, y, incy, stride_y,
-                                                    batch_count));
+  return xgemv::check_and_run(handle,
+                              xgemv::strided_problem(trans, m, n, alpha, a, lda, stride_a, x,
+                                                     incx, stride_x, beta, y, incy, stride_y,
+                                                     batch_count));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace xgemv {
 xgemv_status run(xgemv_handle handle, const CheckedProblem &problem) noexcept;
 
 // check_problem, then run: what the C ABI does with every call.
-xgemv_status gemv(xgemv_handle handle, const GemvProblem &problem) noexcept;
+xgemv_status check_and_run(xgemv_handle handle, const GemvProblem &problem) noexcept;
 
 // A handle that allocates nothing and never synchronises, so that it can be made while a stream
 // is being captured: its calls never split a reduction across blocks until

@@ -79,7 +79,7 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked) noexcept {
   return launch_variant(*handle, p, device_scalars);
 }
 
-xgemv_status gemv(xgemv_handle handle, const GemvProblem &problem) noexcept {
+xgemv_status check_and_run(xgemv_handle handle, const GemvProblem &problem) noexcept {
   xgemv_status status = XGEMV_STATUS_SUCCESS;
   const std::optional<CheckedProblem> checked = check_problem(problem, &status);
   return checked ? run(handle, *checked) : status;

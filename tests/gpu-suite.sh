@@ -17,7 +17,7 @@ case ${1:-} in
   *) echo "usage: gpu-suite.sh [--sanitize]" >&2; exit 1 ;;
 esac
 
-# GoogleTest and friends come from .kit on a machine without a package registry (GUIDE.md §5).
+# GoogleTest and friends come from .kit on a machine without a package registry.
 if [[ -f .kit/install.sh ]]; then
   eval "$(bash .kit/install.sh)"
 fi

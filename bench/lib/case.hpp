@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/gemv_layout.hpp"
+
 namespace xgemv::bench {
 
 enum class Dtype { fp32, fp64, fp16, bf16 };
@@ -23,16 +25,10 @@ double storage_roundoff(Dtype dtype);
 // Unit roundoff of the accumulation: fp32 for fp32 and the 16-bit types, fp64 for fp64.
 double accumulation_roundoff(Dtype dtype);
 
-// Memory offset of logical element k of a BLAS vector of length `length` and increment `inc`,
-// counted from the first element in memory (negative increments start at the far end).
-constexpr int64_t element_offset(int64_t k, int64_t length, int64_t inc) {
-  return inc > 0 ? k * inc : (length - 1 - k) * -inc;
-}
-
-// Elements a strided vector spans in memory.
-constexpr int64_t vector_span(int64_t length, int64_t inc) {
-  return length > 0 ? 1 + (length - 1) * (inc < 0 ? -inc : inc) : 0;
-}
+// The BLAS vector rules (storage a strided vector spans, where its logical elements lie), as the
+// tests have them.
+using xgemv_test::vector_extent;
+using xgemv_test::vector_offset;
 
 struct Case {
   std::string suite;  // llm, square, skinny, small, anchors or adhoc
@@ -45,11 +41,13 @@ struct Case {
 
   bool transposed() const { return op == 'T'; }
   int64_t lda() const { return std::max<int64_t>(1, m); }
+  // The BLAS call of the case, for the host reference GEMV.
+  xgemv_test::GemvShape gemv_shape() const { return {op, m, n, lda(), incx, incy}; }
   int64_t x_length() const { return transposed() ? m : n; }
   int64_t y_length() const { return transposed() ? n : m; }
   int64_t reduction_length() const { return x_length(); }
   int64_t a_bytes() const { return m * n * element_size(dtype); }
-  // What a GEMV must move: A, x and y once each (GUIDE section 3).
+  // What a GEMV must move: A, x and y once each.
   int64_t bytes() const { return (m * n + x_length() + y_length()) * element_size(dtype); }
   std::string shape() const;  // "4096x14336" (m x n)
   // "fp16 T 4096x14336 llama3-8b.qkv", for messages.

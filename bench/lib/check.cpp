@@ -28,31 +28,4 @@ CheckResult compare_to_reference(const Case& c, const std::vector<double>& y,
   return result;
 }
 
-template <class T>
-std::vector<double> host_reference_gemv(const Case& c, const T* a, const T* x, const T* y0) {
-  const std::vector<double> xs = gather_vector(x, c.x_length(), c.incx);
-  std::vector<double> sums(static_cast<size_t>(c.y_length()), 0.0);
-  // Column by column, so A is read in memory order for both ops.
-  for (int64_t j = 0; j < c.n; ++j) {
-    const T* column = a + j * c.lda();
-    if (c.transposed()) {
-      double sum = 0;
-      for (int64_t i = 0; i < c.m; ++i) sum += static_cast<double>(column[i]) * xs[i];
-      sums[j] = sum;
-    } else {
-      for (int64_t i = 0; i < c.m; ++i) sums[i] += static_cast<double>(column[i]) * xs[j];
-    }
-  }
-  std::vector<double> y_ref(sums.size());
-  const std::vector<double> ys =
-      c.beta != 0 ? gather_vector(y0, c.y_length(), c.incy) : std::vector<double>(sums.size());
-  for (size_t i = 0; i < sums.size(); ++i) y_ref[i] = c.alpha * sums[i] + c.beta * ys[i];
-  return y_ref;
-}
-
-template std::vector<double> host_reference_gemv(const Case&, const float*, const float*,
-                                                 const float*);
-template std::vector<double> host_reference_gemv(const Case&, const double*, const double*,
-                                                 const double*);
-
 }  // namespace xgemv::bench

@@ -26,14 +26,8 @@ template <class T>
 std::vector<double> gather_vector(const T* data, int64_t length, int64_t inc) {
   std::vector<double> values(static_cast<size_t>(length));
   for (int64_t k = 0; k < length; ++k)
-    values[k] = static_cast<double>(data[element_offset(k, length, inc)]);
+    values[k] = static_cast<double>(data[vector_offset(k, length, inc)]);
   return values;
 }
-
-// y_ref = alpha*op(A)*x + beta*y0 in fp64 on the host, straight from the definition (y0 is not
-// read when beta == 0). A column-major with lda = c.lda(); x, y0 strided as c says.
-// Instantiated for float and double.
-template <class T>
-std::vector<double> host_reference_gemv(const Case& c, const T* a, const T* x, const T* y0);
 
 }  // namespace xgemv::bench

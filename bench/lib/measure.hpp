@@ -1,4 +1,4 @@
-// The measuring method in numbers (GUIDE section 3): rotation of A copies past L2, batches of
+// The measuring method in numbers (bench/README.md, Method): rotation of A copies past L2, batches of
 // back-to-back calls, medians, geometric means.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Cases, the operand generator, the fp64 host reference and the check against it.
+// Cases, the operand generator and the check against the fp64 reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -48,14 +48,7 @@ TEST(Case, ParsesShapesAndDtypes) {
   EXPECT_FALSE(parse_dtype("fp8"));
 }
 
-TEST(Case, StridedVectorsFollowTheBlasStartPointRule) {
-  EXPECT_EQ(vector_span(5, 1), 5);
-  EXPECT_EQ(vector_span(5, -3), 13);
-  EXPECT_EQ(vector_span(0, 2), 0);
-  EXPECT_EQ(element_offset(0, 5, 2), 0);
-  EXPECT_EQ(element_offset(4, 5, 2), 8);
-  EXPECT_EQ(element_offset(0, 5, -2), 8);  // logical element 0 sits at the far end
-  EXPECT_EQ(element_offset(4, 5, -2), 0);
+TEST(Case, GatheredVectorsFollowTheBlasStartPointRule) {
   const double data[] = {1, 2, 3, 4, 5};
   EXPECT_EQ(gather_vector(data, 3, -2), (std::vector<double>{5, 3, 1}));
 }
@@ -76,37 +69,6 @@ TEST(RandomValues, AreDeterministicSignedAndOnTheFp16Grid) {
   EXPECT_LT(std::abs(sum / 100000), 0.01);
   EXPECT_NE(random_value(kSeedA, 7), random_value(kSeedX, 7));
   static_assert(random_value(1, 2) == random_value(1, 2), "usable in constant expressions");
-}
-
-// A = [1 2 3; 4 5 6] column-major (m = 2, n = 3).
-const double kA[] = {1, 4, 2, 5, 3, 6};
-
-TEST(HostReference, OpN) {
-  Case c = make_case('N', 2, 3);
-  const double x[] = {1, 1, 2};
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const double y0[] = {nan, nan};  // beta == 0: never read
-  EXPECT_EQ(host_reference_gemv(c, kA, x, y0), (std::vector<double>{9, 21}));
-}
-
-TEST(HostReference, OpTWithScalarsAndNegativeIncrements) {
-  Case c = make_case('T', 2, 3);
-  c.alpha = 2;
-  c.beta = -1;
-  c.incx = -1;  // x logical = {3, 1}
-  c.incy = 2;
-  const double x[] = {1, 3};
-  const double y0[] = {10, 0, 20, 0, 30};
-  // op(A) x = [1 4; 2 5; 3 6] [3; 1] = [7; 11; 15]
-  EXPECT_EQ(host_reference_gemv(c, kA, x, y0),
-            (std::vector<double>{2 * 7 - 10, 2 * 11 - 20, 2 * 15 - 30}));
-}
-
-TEST(HostReference, FloatOperandsAreWidenedToDouble) {
-  Case c = make_case('T', 3, 1, Dtype::fp32);
-  const float a[] = {16777216.0f, 1.0f, 1.0f};
-  const float x[] = {1.0f, 1.0f, 1.0f};
-  EXPECT_EQ(host_reference_gemv(c, a, x, x)[0], 16777218.0);  // fp32 would give 16777216
 }
 
 TEST(Check, ToleranceGrowsWithTheReductionAndThePrecision) {

@@ -2,8 +2,8 @@
 // both layouts, every op, odd shapes and leading dimensions, negative increments, beta == 0
 // over a NaN-poisoned y, alpha == 0, quick returns; canaries between and after strided y
 // elements. Data are small integers, so every result is exact and is compared by value with
-// a textbook loop. XGEMV_BLAS_LOG=1 (set by CTest) makes the library name who served each call,
-// which is checked against the mode:
+// the host reference GEMV (support/reference_gemv.hpp). XGEMV_BLAS_LOG=1 (set by CTest) makes
+// the library name who served each call, which is checked against the mode:
 //
 //   host    host arrays -> the next BLAS (a library that is not xgemv's). Runs without a GPU.
 //   staged  XGEMV_BLAS_HOST=gpu: host arrays staged through the GPU; with no GPU they must still
@@ -25,9 +25,14 @@
 #include <vector>
 
 #include "support/cblas_gemv_abi.h"
+#include "support/gemv_layout.hpp"
 #include "support/interface_test_support.h"
+#include "support/reference_gemv.hpp"
 
 namespace {
+
+using xgemv_test::vector_extent;
+using xgemv_test::vector_offset;
 
 enum class Api { fortran, cblas_column_major, cblas_row_major };
 enum class Memory { host, device, managed, device_matrix_only };
@@ -54,10 +59,11 @@ struct Problem {
   int rows() const { return transposed() ? n : m; }
   int cols() const { return transposed() ? m : n; }
   size_t matrix_size() const { return size_t(lda) * size_t(row_major() ? m : n); }
-  // op(A)(i, j) in the storage the API uses.
-  size_t op_index(int i, int j) const {
-    const int r = transposed() ? j : i, c = transposed() ? i : j;  // A(r, c)
-    return row_major() ? size_t(r) * lda + c : size_t(r) + size_t(c) * lda;
+  // The call on column-major storage, as CBLAS folds it: row-major A is column-major A^T, so the
+  // op flips and m, n swap.
+  xgemv_test::GemvShape column_major_shape() const {
+    if (!row_major()) return {trans, m, n, lda, incx, incy};
+    return {transposed() ? 'N' : 'T', n, m, lda, incx, incy};
   }
   bool quick_return() const { return m == 0 || n == 0 || (alpha == T(0) && beta == T(1)); }
 
@@ -70,15 +76,6 @@ struct Problem {
     return text;
   }
 };
-
-// Position of logical element k of a vector of `length` elements with increment `inc`, from the
-// first element in memory (BLAS: logical 0 is at the far end for a negative increment).
-size_t vector_index(int k, int length, int inc) {
-  return inc > 0 ? size_t(k) * inc : size_t(length - 1 - k) * size_t(-inc);
-}
-size_t vector_span(int length, int inc) {
-  return length == 0 ? 0 : size_t(length - 1) * size_t(std::abs(inc)) + 1;
-}
 
 uint32_t random_state = 12345;
 int small_integer() {  // in [-4, 4]
@@ -165,26 +162,19 @@ template <class T>
 void run_case(const Problem<T> &p, Mode mode, Memory memory) {
   const int rows = p.rows(), cols = p.cols();
   std::vector<T> a(std::max<size_t>(p.matrix_size(), 1)),
-      x(std::max<size_t>(vector_span(cols, p.incx), 1));
+      x(std::max<size_t>(vector_extent(cols, p.incx), 1));
   for (T &value : a) value = T(small_integer());
   for (T &value : x) value = T(small_integer());
   // y: canaries everywhere, then the logical elements (NaN when beta == 0: must not leak).
-  std::vector<T> y(vector_span(rows, p.incy) + 3, T(kCanary));
+  std::vector<T> y(vector_extent(rows, p.incy) + 3, T(kCanary));
   for (int i = 0; i < rows; ++i)
-    y[vector_index(i, rows, p.incy)] =
+    y[vector_offset(i, rows, p.incy)] =
         p.beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : T(small_integer());
 
   std::vector<T> expected_y = y;
-  if (!p.quick_return()) {
-    for (int i = 0; i < rows; ++i) {
-      double sum = 0;
-      if (p.alpha != T(0))
-        for (int j = 0; j < cols; ++j)
-          sum += double(a[p.op_index(i, j)]) * double(x[vector_index(j, cols, p.incx)]);
-      T &out = expected_y[vector_index(i, rows, p.incy)];
-      out = T(double(p.alpha) * sum + (p.beta == T(0) ? 0.0 : double(p.beta) * double(out)));
-    }
-  }
+  const std::vector<double> logical_y = xgemv_test::reference_gemv(
+      p.column_major_shape(), p.alpha, a.data(), x.data(), p.beta, y.data());
+  for (int i = 0; i < rows; ++i) expected_y[vector_offset(i, rows, p.incy)] = T(logical_y[i]);
 
   const bool gpu = memory != Memory::host;
   Buffer<T> a_buffer(a, gpu, memory == Memory::managed);

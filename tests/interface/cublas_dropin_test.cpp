@@ -6,7 +6,7 @@
 //   forwarded  LD_PRELOAD with XGEMV_CUBLAS_DISABLE=1: everything forwarded to cuBLAS.
 // XGEMV_CUBLAS_LOG=1 in every run; the log is read call by call (stderr captured around it).
 //
-// Valid calls are compared exactly with a host loop (small integers: exact in every type).
+// Valid calls are compared exactly with the host reference GEMV (small integers are exact).
 // Calls that are not valid BLAS (m = -1, incx = 0, lda < m, CUBLAS_OP_CONJG, trans 7, GEMMs
 // that are not a GEMV, other compute types) are compared, status and result, with the real
 // cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
@@ -35,10 +35,17 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/element_types.hpp"
+#include "support/gemv_layout.hpp"
 #include "support/interface_test_support.h"
+#include "support/reference_gemv.hpp"
 #include "support/test_profile.hpp"
 
 namespace {
+
+using xgemv_test::from_double;
+using xgemv_test::to_double;
+using xgemv_test::vector_offset;
 
 // --- bookkeeping --------------------------------------------------------------------------------
 
@@ -100,28 +107,6 @@ class ServedBy {
 };
 
 // --- element types ------------------------------------------------------------------------------
-
-template <class T>
-double to_double(T value) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return double(__half2float(value));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return double(__bfloat162float(value));
-  } else {
-    return double(value);
-  }
-}
-
-template <class T>
-T from_double(double value) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __float2half_rn(float(value));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __float2bfloat16_rn(float(value));
-  } else {
-    return T(value);
-  }
-}
 
 template <class T>
 bool same_value(T a, T b) {  // exact; NaN equals NaN (both untouched)
@@ -279,6 +264,10 @@ struct GemvProblem {
            lda >= std::max(1, m) && incx != 0 && incy != 0 && batch >= 0;
   }
   bool transposed() const { return op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
+  // The BLAS call, for valid_blas() problems.
+  xgemv_test::GemvShape shape() const {
+    return {op == CUBLAS_OP_N ? 'N' : op == CUBLAS_OP_T ? 'T' : 'C', m, n, lda, incx, incy};
+  }
   int x_length() const { return transposed() ? m : n; }
   int y_length() const { return transposed() ? n : m; }
   // Generous element counts per problem, also for the invalid arguments cuBLAS accepts.
@@ -296,28 +285,14 @@ struct GemvProblem {
   }
 };
 
-size_t vector_index(int k, int length, int inc) {
-  return inc > 0 ? size_t(k) * inc : size_t(length - 1 - k) * size_t(-inc);
-}
-
 // y of one problem after a valid call, on the host.
 template <class TA, class TY, class S>
 std::vector<TY> host_gemv(const GemvProblem<TA, TY, S> &p, const TA *a, const TA *x,
                           std::vector<TY> y) {
-  const int rows = p.y_length(), cols = p.x_length();
-  if (p.m == 0 || p.n == 0 || (p.alpha == S(0) && p.beta == S(1))) return y;
-  for (int i = 0; i < rows; ++i) {
-    double sum = 0;
-    if (p.alpha != S(0))
-      for (int j = 0; j < cols; ++j) {
-        const size_t element =
-            p.transposed() ? size_t(j) + size_t(i) * p.lda : size_t(i) + size_t(j) * p.lda;
-        sum += to_double(a[element]) * to_double(x[vector_index(j, cols, p.incx)]);
-      }
-    TY &out = y[vector_index(i, rows, p.incy)];
-    out = from_double<TY>(double(p.alpha) * sum +
-                          (p.beta == S(0) ? 0.0 : double(p.beta) * to_double(out)));
-  }
+  const std::vector<double> logical_y =
+      xgemv_test::reference_gemv(p.shape(), p.alpha, a, x, p.beta, y.data());
+  for (int i = 0; i < p.y_length(); ++i)
+    y[vector_offset(i, p.y_length(), p.incy)] = from_double<TY>(logical_y[i]);
   return y;
 }
 

@@ -1,5 +1,5 @@
 // Device memory for GPU tests: guard zones around every buffer, deliberate misalignment, and
-// the handles a test needs. CUDA runtime errors become exceptions (GoogleTest reports them).
+// the handles a test needs. CUDA runtime errors become exceptions (check_cuda).
 #pragma once
 
 #include <array>
@@ -16,13 +16,9 @@
 #include <gtest/gtest.h>
 #include <xgemv/xgemv.h>
 
-namespace xgemv_test {
+#include "check_cuda.hpp"
 
-inline void check_cuda(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(status) + ": " +
-                             cudaGetErrorString(status));
-}
+namespace xgemv_test {
 
 // All-ones bytes: a NaN in fp64, fp32, fp16 and bf16 alike, so a kernel that uses a guard or gap
 // value shows it in its result, and one that writes there changes the bits.

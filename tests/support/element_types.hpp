@@ -8,6 +8,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "host_device.hpp"
+
 namespace xgemv_test {
 
 template <class T>
@@ -43,7 +45,7 @@ template <class T>
 using ScalarOf = typename Element<T>::Scalar;
 
 template <class T>
-double to_double(T value) {
+XGEMV_TEST_HOST_DEVICE double to_double(T value) {
   if constexpr (std::is_same_v<T, __half>) {
     return __half2float(value);
   } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -56,7 +58,7 @@ double to_double(T value) {
 // Rounds to nearest. 16-bit types go through float: exact for the values the tests round (fp32
 // results, or integers below 2^24).
 template <class T>
-T from_double(double value) {
+XGEMV_TEST_HOST_DEVICE T from_double(double value) {
   if constexpr (std::is_same_v<T, __half>) {
     return __float2half_rn(static_cast<float>(value));
   } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {

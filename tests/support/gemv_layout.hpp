@@ -1,20 +1,25 @@
 // Where BLAS GEMV reads and writes: shapes, strided vectors with BLAS increments, batches.
+// Plain C++17 with no link dependency: the bench and the fuzzers use it too.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace xgemv_test {
 
+// The BLAS vector rules, for any signed integer type Int (the fuzzers' __int128 cannot overflow);
+// constexpr, so CUDA code built with --expt-relaxed-constexpr calls them on the device too.
+
 // Length of storage a BLAS vector of `length` elements with increment `inc` spans.
-inline int64_t vector_extent(int64_t length, int64_t inc) {
-  return length == 0 ? 0 : 1 + (length - 1) * std::abs(inc);
+template <class Int>
+constexpr Int vector_extent(Int length, Int inc) {
+  return length == 0 ? 0 : 1 + (length - 1) * (inc < 0 ? -inc : inc);
 }
 
 // Offset of logical element i from the pointer BLAS is given (the first element in memory): with
 // a negative increment, logical element 0 sits at the far end.
-inline int64_t vector_offset(int64_t i, int64_t length, int64_t inc) {
+template <class Int>
+constexpr Int vector_offset(Int i, Int length, Int inc) {
   return inc > 0 ? i * inc : (length - 1 - i) * -inc;
 }
 

@@ -6,11 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#ifdef __CUDACC__
-#define XGEMV_TEST_HOST_DEVICE __host__ __device__
-#else
-#define XGEMV_TEST_HOST_DEVICE
-#endif
+#include "host_device.hpp"
 
 namespace xgemv_test {
 

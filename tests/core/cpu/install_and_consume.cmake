@@ -18,6 +18,11 @@ if(CONFIG)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} ${config_args}
   OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
+foreach(header xgemv.h xgemv.hpp)
+  if(NOT EXISTS ${prefix}/include/xgemv/${header})
+    message(FATAL_ERROR "the install has no include/xgemv/${header}")
+  endif()
+endforeach()
 
 find_program(PKG_CONFIG_EXECUTABLE NAMES pkg-config)
 set(ENV{PKG_CONFIG_PATH} "${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig")

@@ -17,7 +17,7 @@
 #include "support/device_buffer.hpp"
 #include "support/random_data.hpp"
 #include "support/reference_blas.hpp"
-#include "support/textbook_gemv.hpp"
+#include "support/reference_gemv.hpp"
 #include "support/xgemv_calls.hpp"
 
 namespace xgemv_test {
@@ -189,9 +189,9 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
               *y_b = y.data() + b * batch.stride_y;
       const std::vector<S> reference = openblas_gemv<T>(s, alpha, a_b, x_b, beta, y_b);
       const std::vector<double> bound_terms =
-          textbook_gemv(s, std::fabs(alpha), a_b, x_b, std::fabs(beta), y_b, Magnitude{});
+          reference_gemv(s, std::fabs(alpha), a_b, x_b, std::fabs(beta), y_b, Magnitude{});
       const std::vector<double> exact =
-          c.integer_data ? textbook_gemv(s, alpha, a_b, x_b, beta, y_b, Identity{})
+          c.integer_data ? reference_gemv(s, alpha, a_b, x_b, beta, y_b)
                          : std::vector<double>(s.y_length());
       for_each_y_offset(s, batch, b, [&](int64_t i, int64_t o) {
         openblas_y[o] = reference[o - b * batch.stride_y];

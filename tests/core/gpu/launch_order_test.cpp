@@ -14,7 +14,7 @@
 
 #include "late_writer.hpp"
 #include "support/device_buffer.hpp"
-#include "support/textbook_gemv.hpp"
+#include "support/reference_gemv.hpp"
 #include "support/xgemv_calls.hpp"
 
 namespace xgemv_test {
@@ -73,7 +73,7 @@ void late_write_case(xgemv_handle handle, cudaStream_t stream, const GemvShape &
   const auto enqueue = [&] {
     check_cuda(copy_after_delay(target, source.data(), int64_t(fresh.size()), kDelayNs, stream),
                "copy_after_delay");
-    ASSERT_EQ(xgemv_gemv(handle, s.trans, s.m, s.n, &alpha, a.data(), s.lda, x.data(), s.incx,
+    ASSERT_EQ(xgemv::gemv(handle, s.trans, s.m, s.n, &alpha, a.data(), s.lda, x.data(), s.incx,
                          &beta, y.data(), s.incy),
               XGEMV_STATUS_SUCCESS);
   };
@@ -92,7 +92,7 @@ void late_write_case(xgemv_handle handle, cudaStream_t stream, const GemvShape &
     enqueue();
     check_cuda(cudaStreamSynchronize(stream), "calls");
   }
-  const std::vector<double> expected = textbook_gemv(
+  const std::vector<double> expected = reference_gemv(
       s, alpha, written == Written::a ? fresh.data() : a_old.data(),
       written == Written::x ? fresh.data() : x_old.data(), beta,
       written == Written::y ? fresh.data() : y_old.data(), Identity{});
@@ -152,7 +152,7 @@ TEST_P(LaunchOrder, ChainsOfCallsReadTheirPredecessorsOutput) {
     cudaGraph_t graph = nullptr;
     if (in_graph) check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), "capture");
     for (int i = 0; i < kCalls; ++i)
-      ASSERT_EQ(xgemv_gemv(handle_, i % 2 == 0 ? 'T' : 'N', kSize, kSize, &alpha,
+      ASSERT_EQ(xgemv::gemv(handle_, i % 2 == 0 ? 'T' : 'N', kSize, kSize, &alpha,
                            matrices[size_t(i)]->data(), kSize, vectors[size_t(i)]->data(), 1,
                            &beta, vectors[size_t(i) + 1]->data(), 1),
                 XGEMV_STATUS_SUCCESS);

@@ -45,7 +45,7 @@ bool implements_op(const GpuHandles &gpu, char trans, const std::string &name) {
   GuardedDeviceBuffer<T> a(1), x(1), y(1);
   const ScalarOf<T> alpha = 1, beta = 0;
   const xgemv_status status =
-      xgemv_gemv(gpu.xgemv(), trans, 1, 1, &alpha, a.data(), 1, x.data(), 1, &beta, y.data(), 1);
+      xgemv::gemv(gpu.xgemv(), trans, 1, 1, &alpha, a.data(), 1, x.data(), 1, &beta, y.data(), 1);
   check_cuda(cudaDeviceSynchronize(), "probe call");
   if (status == XGEMV_STATUS_NOT_SUPPORTED) return false;
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS) << name << " op " << trans;
@@ -112,7 +112,7 @@ TYPED_TEST(KernelVariants, AutomaticChoiceReportsTheVariantItRan) {
   const ScalarOf<TypeParam> alpha = 1, beta = 0;
   const xgemv_handle h = this->gpu().xgemv();
   for (const char op : {'N', 'T'}) {
-    ASSERT_EQ(xgemv_gemv(h, op, 64, 64, &alpha, a.data(), 64, x.data(), 1, &beta, y.data(), 1),
+    ASSERT_EQ(xgemv::gemv(h, op, 64, 64, &alpha, a.data(), 64, x.data(), 1, &beta, y.data(), 1),
               XGEMV_STATUS_SUCCESS);
     const char *ran = xgemv_get_last_kernel_variant(h);
     ASSERT_NE(ran, nullptr);
@@ -120,7 +120,7 @@ TYPED_TEST(KernelVariants, AutomaticChoiceReportsTheVariantItRan) {
     EXPECT_NE(std::find(names.begin(), names.end(), ran), names.end()) << ran;
   }
   // A quick return launches nothing.
-  ASSERT_EQ(xgemv_gemv(h, 'N', 0, 64, &alpha, a.data(), 1, x.data(), 1, &beta, y.data(), 1),
+  ASSERT_EQ(xgemv::gemv(h, 'N', 0, 64, &alpha, a.data(), 1, x.data(), 1, &beta, y.data(), 1),
             XGEMV_STATUS_SUCCESS);
   EXPECT_EQ(xgemv_get_last_kernel_variant(h), nullptr);
   check_cuda(cudaDeviceSynchronize(), "calls");
@@ -137,7 +137,7 @@ TYPED_TEST(KernelVariants, ForcedVariantRefusesWhatItDoesNotImplement) {
     for (const char op : {'N', 'T'}) {
       y.upload(poisoned);  // the calls that ran wrote it
       const xgemv_status status =
-          xgemv_gemv(h, op, 8, 8, &alpha, a.data(), 8, x.data(), 1, &beta, y.data(), 1);
+          xgemv::gemv(h, op, 8, 8, &alpha, a.data(), 8, x.data(), 1, &beta, y.data(), 1);
       if (status != XGEMV_STATUS_NOT_SUPPORTED) continue;
       EXPECT_EQ(xgemv_get_last_kernel_variant(h), nullptr) << name << " op " << op;
       EXPECT_TRUE(bitwise_equal("y after a refused call", y.download(), poisoned))

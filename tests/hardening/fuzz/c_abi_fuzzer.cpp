@@ -3,7 +3,7 @@
 // touched. The answer must be exactly the contract's: the Reference BLAS argument position of the
 // first bad argument, then XGEMV_STATUS_INVALID_BATCH for batch_count < 0, then
 // XGEMV_STATUS_INVALID_HANDLE; and nothing may be read (a touched pointer crashes the fuzzer).
-#include <xgemv/xgemv.h>
+#include <xgemv/xgemv.hpp>
 
 #include <cstdint>
 
@@ -25,30 +25,6 @@ xgemv_status expected_status(const Arguments &a, bool batched) {
   return XGEMV_STATUS_INVALID_HANDLE;
 }
 
-// The two entry points of each element type.
-template <class T>
-struct EntryPoints;
-template <>
-struct EntryPoints<float> {
-  static constexpr auto single = &xgemv_sgemv;
-  static constexpr auto strided_batched = &xgemv_sgemv_strided_batched;
-};
-template <>
-struct EntryPoints<double> {
-  static constexpr auto single = &xgemv_dgemv;
-  static constexpr auto strided_batched = &xgemv_dgemv_strided_batched;
-};
-template <>
-struct EntryPoints<xgemv_half> {
-  static constexpr auto single = &xgemv_hgemv;
-  static constexpr auto strided_batched = &xgemv_hgemv_strided_batched;
-};
-template <>
-struct EntryPoints<xgemv_bfloat16> {
-  static constexpr auto single = &xgemv_bf16gemv;
-  static constexpr auto strided_batched = &xgemv_bf16gemv_strided_batched;
-};
-
 // Each operand is a pointer into poisoned memory or NULL (bit i of `null_operands`: alpha, A, x,
 // beta, y): with a NULL handle neither may matter.
 template <class T, class S>
@@ -63,11 +39,10 @@ xgemv_status call(const Arguments &a, bool batched, unsigned null_operands) {
   const S *beta = operand(poison.at<const S>(192), 3);
   T *y = operand(poison.at<T>(256), 4);
   if (batched)
-    return EntryPoints<T>::strided_batched(nullptr, a.trans, a.m, a.n, alpha, matrix, a.lda,
-                                           a.stride_a, x, a.incx, a.stride_x, beta, y, a.incy,
-                                           a.stride_y, a.batch_count);
-  return EntryPoints<T>::single(nullptr, a.trans, a.m, a.n, alpha, matrix, a.lda, x, a.incx, beta,
-                                y, a.incy);
+    return xgemv::gemv_strided_batched(nullptr, a.trans, a.m, a.n, alpha, matrix, a.lda,
+                                       a.stride_a, x, a.incx, a.stride_x, beta, y, a.incy,
+                                       a.stride_y, a.batch_count);
+  return xgemv::gemv(nullptr, a.trans, a.m, a.n, alpha, matrix, a.lda, x, a.incx, beta, y, a.incy);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The cuBLAS drop-in's routing decision (interface/cublas/gemv_routing.hpp): for every
 // intercepted family, which calls xgemv serves and with which GEMV. The expectation is written
-// out here from the drop-in's contract (GUIDE section 2 and gemv_routing.hpp):
+// out here from the drop-in's contract (interface/README.md and gemv_routing.hpp):
 //  - gemv, gemvBatched, gemvStridedBatched: served exactly when the op is N, T or C, the
 //    arguments are valid Reference BLAS (sgemv.f) and batch_count >= 0; the served call carries
 //    the caller's arguments unchanged. Everything else goes to the real cuBLAS.
@@ -18,6 +18,7 @@
 
 #include "fuzz_support.hpp"
 #include "gemv_routing.hpp"
+#include "support/gemv_layout.hpp"
 
 namespace xgemv_fuzz {
 namespace {
@@ -184,11 +185,6 @@ xgemv::ElementType element_type_of_cuda(cudaDataType type) {
 // Element offsets, computed without overflow whatever the fuzzed sizes (up to 2^63 * 2^63).
 using Offset = __int128;
 
-// Storage offset of logical element `i` of a BLAS vector.
-Offset vector_offset(Offset i, Offset length, Offset inc) {
-  return inc > 0 ? i * inc : (length - 1 - i) * -inc;
-}
-
 // The served GEMV must compute C(i, j) = sum_l op(A)(i, l) * op(B)(l, j) for the GEMM's outputs,
 // with the GEMV's reduction index being l. Compares, for output r of the GEMV and reduction index
 // l, the C element written and the A and B elements multiplied.
@@ -219,9 +215,9 @@ void check_gemv_of_gemm(const Gemm &g, const GemvProblem &call, const Operands &
     const Offset gemm_a = a_plain ? i + Offset(l) * g.lda : l + Offset(i) * g.lda;
     const Offset gemm_b = b_plain ? l + Offset(j) * g.ldb : j + Offset(l) * g.ldb;
     // The GEMV: output r, matrix element (r, l) of op(matrix), vector element l.
-    const Offset gemv_y = vector_offset(r, y_length, call.y.inc);
+    const Offset gemv_y = xgemv_test::vector_offset<Offset>(r, y_length, call.y.inc);
     const Offset gemv_matrix = transposed ? l + Offset(r) * call.a.ld : r + Offset(l) * call.a.ld;
-    const Offset gemv_x = vector_offset(l, x_length, call.x.inc);
+    const Offset gemv_x = xgemv_test::vector_offset<Offset>(l, x_length, call.x.inc);
     const Offset gemv_a = matrix_is_b ? gemv_x : gemv_matrix;
     const Offset gemv_b = matrix_is_b ? gemv_matrix : gemv_x;
     require(gemv_y == gemm_c && gemv_a == gemm_a && gemv_b == gemm_b,

@@ -91,13 +91,9 @@ void xerbla_(const char *routine, const int *info, std::size_t routine_length) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
-  FuzzedDataProvider data(bytes, size);
-  if (data.ConsumeBool()) {
-    xgemv_fuzz::fuzz_one_call<float>(data);
-  } else {
-    xgemv_fuzz::fuzz_one_call<double>(data);
-  }
-  return 0;
+  return xgemv_fuzz::fuzz_float_or_double(bytes, size, [](auto element, FuzzedDataProvider &data) {
+    xgemv_fuzz::fuzz_one_call<decltype(element)>(data);
+  });
 }
 
 }  // extern "C"

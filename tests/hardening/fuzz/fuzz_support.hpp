@@ -78,6 +78,19 @@ inline char consume_trans(FuzzedDataProvider &data) {
   return data.ConsumeBool() ? data.PickValueInArray(kCandidates) : data.ConsumeIntegral<char>();
 }
 
+// The input of a target for the float and double entry points (sgemv and dgemv of one ABI): its
+// first bit picks the element type, the rest goes to fuzz(T{}, data).
+template <class Fuzz>
+int fuzz_float_or_double(const uint8_t *bytes, std::size_t size, Fuzz fuzz) {
+  FuzzedDataProvider data(bytes, size);
+  if (data.ConsumeBool()) {
+    fuzz(float{}, data);
+  } else {
+    fuzz(double{}, data);
+  }
+  return 0;
+}
+
 // Address space that faults on any access (PROT_NONE). Pointers into it stand for arrays and
 // scalars that a call must not touch: a read or write there crashes the fuzzer.
 class PoisonedMemory {

@@ -1,17 +1,11 @@
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 #include "hash_check.hpp"
+#include "support/check_cuda.hpp"
 #include "support/hashed_integers.hpp"
 
 namespace xgemv_test {
 namespace {
-
-void check_cuda(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 __global__ void count_changed_hashed_kernel(const float *data, int64_t count, uint64_t seed,
                                             int32_t lo, int32_t hi, int64_t skip_stride,

@@ -58,8 +58,8 @@ struct HostProblem {
       verdict = bitwise_equal("y with alpha = 0", result, want);
     } else if (verdict) {
       const std::vector<double> want =
-          textbook_gemv(shape, alpha, a.data(), x.data(), beta, y.data(), Identity{});
-      const std::vector<double> magnitude = textbook_gemv(
+          reference_gemv(shape, alpha, a.data(), x.data(), beta, y.data());
+      const std::vector<double> magnitude = reference_gemv(
           shape, std::fabs(alpha), a.data(), x.data(), std::fabs(beta), y.data(), Magnitude{});
       std::vector<double> want_image(y.size()), magnitude_image(y.size());
       for_each_y_offset(shape, BatchLayout{}, 0, [&](int64_t i, int64_t o) {

@@ -1,8 +1,8 @@
 // IEEE specials: NaN and Inf in A, x, alpha, beta and y, in every element type, both ops and
 // both pointer modes, compared element by element, NaN-aware, with the Reference BLAS answer
-// (sgemv.f's loops, written out below in double) and with OpenBLAS. The data are small integers,
-// so every finite element is exact and must match bit for bit after rounding to T; a special
-// element must have the same class (NaN, +Inf, -Inf).
+// (reference_gemv: sgemv.f's rules and loops in double) and with OpenBLAS. The data are small
+// integers, so every finite element is exact and must match bit for bit after rounding to T; a
+// special element must have the same class (NaN, +Inf, -Inf).
 //
 // Only cases whose answer does not depend on the order of evaluation are used: an infinite
 // alpha meets positive data only (with mixed signs, sgemv.f's alpha*x(j)*A(i,j) sums +Inf and
@@ -26,33 +26,6 @@ namespace {
 
 constexpr double kInf = HUGE_VAL;
 const double kNaN = std::nan("");
-
-// y after sgemv.f: quick return; y := beta*y (not read when beta == 0, untouched when
-// beta == 1); return when alpha == 0; then the loops of op N and op T as written there.
-template <class T>
-std::vector<double> reference_blas_gemv(const GemvShape &s, double alpha, const std::vector<T> &a,
-                                        const std::vector<T> &x, double beta,
-                                        const std::vector<T> &y) {
-  const int64_t x_length = s.x_length(), y_length = s.y_length();
-  std::vector<double> out(y_length);
-  for (int64_t i = 0; i < y_length; ++i) out[i] = to_double(y[vector_offset(i, y_length, s.incy)]);
-  if (s.m == 0 || s.n == 0 || (alpha == 0 && beta == 1)) return out;
-  if (beta != 1)
-    for (double &v : out) v = beta == 0 ? 0.0 : beta * v;
-  if (alpha == 0) return out;
-  const auto x_at = [&](int64_t j) { return to_double(x[vector_offset(j, x_length, s.incx)]); };
-  for (int64_t j = 0; j < s.n; ++j) {
-    if (!s.transposed()) {
-      const double temp = alpha * x_at(j);
-      for (int64_t i = 0; i < s.m; ++i) out[i] += temp * to_double(a[j * s.lda + i]);
-    } else {
-      double temp = 0;
-      for (int64_t i = 0; i < s.m; ++i) temp += to_double(a[j * s.lda + i]) * x_at(i);
-      out[j] += alpha * temp;
-    }
-  }
-  return out;
-}
 
 // The same value as far as IEEE classes go: both NaN, or equal (infinities with their sign).
 bool same_value(double got, double want) {
@@ -195,7 +168,7 @@ TYPED_TEST(Specials, PropagateAsReferenceBlas) {
         c.place(p);
 
         const std::vector<double> want =
-            reference_blas_gemv(p.shape, p.alpha, p.a, p.x, p.beta, p.y);
+            reference_gemv(p.shape, p.alpha, p.a.data(), p.x.data(), p.beta, p.y.data());
         const std::vector<S> openblas =
             openblas_gemv<T>(p.shape, p.alpha, p.a.data(), p.x.data(), p.beta, p.y.data());
         GuardedDeviceBuffer<T> a(p.a.size()), x(p.x.size()), y(p.y.size());
