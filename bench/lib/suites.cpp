@@ -49,6 +49,13 @@ std::vector<Suite> make_suites() {
         {"wide", 64, kMi},
         {"tall-8", 2 * kMi, 8},
         {"wide-8", 8, 2 * kMi},
+        // 1 to 16 columns or rows; lda = m, so odd m leaves columns misaligned
+        {"tall-1", 1000000, 1},
+        {"wide-1", 1, 1000000},
+        {"tall-3", 1000003, 3},
+        {"wide-3", 3, 1000003},
+        {"tall-16", 500000, 16},
+        {"wide-16", 16, 500000},
         {"odd", 100003, 777},
         {"odd-wide", 777, 100003},
         {"primes", 10007, 10009}},

@@ -5,8 +5,11 @@
 // (tests/core/gpu/variants_test.cpp).
 #pragma once
 
+#include "gemv_n_columns.cuh"
+#include "gemv_n_rows.cuh"
 #include "gemv_n_rowtile.cuh"
 #include "gemv_t_rowblock.cuh"
+#include "gemv_t_short.cuh"
 #include "type_sets.hpp"
 
 namespace xgemv {
@@ -26,9 +29,12 @@ struct VariantList {
 };
 
 using KernelVariants = VariantList<
-    // op T, lanes per output from 32 (long reductions) down to 2 (wide matrices)
-    GemvTRowBlock<32>, GemvTRowBlock<16>, GemvTRowBlock<8>, GemvTRowBlock<4>, GemvTRowBlock<2>,
-    // op N: 32-lane row tiles on up to two waves; 8-lane tiles for short m or short n
-    GemvNRowTile<32, 2>, GemvNRowTile<8, 1>>;
+    // op T: columns shorter than 128 bytes; then lanes per output from 32 (long reductions)
+    // down to 2 (wide matrices)
+    GemvTShort, GemvTRowBlock<32>, GemvTRowBlock<16>, GemvTRowBlock<8>, GemvTRowBlock<4>,
+    GemvTRowBlock<2>,
+    // op N: at most 16 rows; at most 16 columns of a tall A; then 32-lane row tiles on up to
+    // two waves, 8-lane tiles for short m or short n
+    GemvNRows, GemvNColumns, GemvNRowTile<32, 2>, GemvNRowTile<8, 1>>;
 
 }  // namespace xgemv

@@ -67,6 +67,18 @@ TEST(Suites, SkinnyHasTheExtremesAndSmallHasLaunchBoundShapes) {
   EXPECT_EQ(find_case(skinny, "tall", Dtype::fp32)->m, 1 << 20);
   EXPECT_EQ(find_case(skinny, "wide", Dtype::fp32)->n, 1 << 20);
   EXPECT_EQ(find_case(skinny, "odd", Dtype::fp64)->m, 100003);
+  EXPECT_EQ(skinny.size(), 13u * 4u * 2u);  // shapes x dtypes x ops
+  // 1 to 16 columns or rows.
+  const struct { const char* tag; int64_t m, n; } few[] = {
+      {"tall-1", 1000000, 1}, {"wide-1", 1, 1000000},   {"tall-3", 1000003, 3},
+      {"wide-3", 3, 1000003}, {"tall-16", 500000, 16}, {"wide-16", 16, 500000},
+  };
+  for (const auto& shape : few) {
+    const Case* c = find_case(skinny, shape.tag, Dtype::bf16);
+    ASSERT_NE(c, nullptr) << shape.tag;
+    EXPECT_EQ(c->m, shape.m) << shape.tag;
+    EXPECT_EQ(c->n, shape.n) << shape.tag;
+  }
   for (const Case& c : build_cases(suite_options("small")))
     EXPECT_LE(c.a_bytes(), 8 << 20) << c.label();
 }
