@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """xgemv's time per case in two xgemv-bench runs of the same cases (a baseline build and a new
 one, same device, same session): the geometric mean of new/base time per suite and dtype, and
-every case more than a threshold slower. Times are normalised by each run's own ceiling for the
-case (a stream read of the same bytes measured in the same run), so that drift of the device
-between the two runs does not read as a change of xgemv.
+every case more than a threshold slower. Run the two back to back in one session: the ratios are
+of raw times (normalising by each run's ceiling would also count changes of the bench itself).
 
     python3 bench/compare_runs.py BASE_DIR NEW_DIR [--slower 1.05]
 
@@ -19,19 +18,15 @@ from pathlib import Path
 
 
 def load(results_dir):
-    """{case key: (xgemv us, ceiling us)} of a run's results.csv."""
-    xgemv, ceiling = {}, {}
+    """{case key: xgemv us} of a run's results.csv."""
+    xgemv = {}
     with open(Path(results_dir) / "results.csv", newline="") as file:
         for row in csv.DictReader(file):
-            if not row["us"]:
-                continue
-            key = (row["suite"], row["dtype"], row["op"], row["m"], row["n"], row["lda"],
-                   row["incx"], row["incy"], row["tag"])
-            if row["lib"] == "xgemv":
+            if row["us"] and row["lib"] == "xgemv":
+                key = (row["suite"], row["dtype"], row["op"], row["m"], row["n"], row["lda"],
+                       row["incx"], row["incy"], row["tag"])
                 xgemv[key] = float(row["us"])
-            elif row["lib"] == "ceiling":
-                ceiling[key] = float(row["us"])
-    return {key: (us, ceiling.get(key)) for key, us in xgemv.items()}
+    return xgemv
 
 
 def main():
@@ -44,9 +39,7 @@ def main():
     base, new = load(args.base), load(args.new)
     ratios = {}
     for key in base.keys() & new.keys():
-        (base_us, base_ceiling), (new_us, new_ceiling) = base[key], new[key]
-        drift = new_ceiling / base_ceiling if base_ceiling and new_ceiling else 1.0
-        ratios[key] = new_us / base_us / drift
+        ratios[key] = new[key] / base[key]
     if not ratios:
         print("compare_runs: no case in common")
         return 1
