@@ -11,6 +11,19 @@ xgemv_status cuda_failure(cudaError_t error) {
   return XGEMV_STATUS_CUDA_ERROR;
 }
 
+// xgemv_create's failures: XGEMV_STATUS_NO_DEVICE where there is no device or no driver at all.
+// Without a driver the runtime says cudaErrorInsufficientDriver, as for one that is too old;
+// cudaDriverGetVersion tells the two apart (it gives 0 only when no driver is installed).
+xgemv_status create_failure(cudaError_t error) {
+  xgemv::set_last_cuda_error(error);
+  int driver_version = 0;
+  const bool no_driver = error == cudaErrorInsufficientDriver &&
+                         cudaDriverGetVersion(&driver_version) == cudaSuccess &&
+                         driver_version == 0;
+  return error == cudaErrorNoDevice || no_driver ? XGEMV_STATUS_NO_DEVICE
+                                                 : XGEMV_STATUS_CUDA_ERROR;
+}
+
 }  // namespace
 
 extern "C" {
@@ -41,7 +54,7 @@ xgemv_status xgemv_create(xgemv_handle *handle) {
     cudaFree(context->partials);
     cudaFree(context->tile_counters);
     delete context;
-    return cuda_failure(error);
+    return create_failure(error);
   }
   context->partial_bytes = xgemv::kPartialBytes;
   context->tile_counter_count = xgemv::kTileCounters;
@@ -87,5 +100,9 @@ xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mod
   *mode = handle->pointer_mode;
   return XGEMV_STATUS_SUCCESS;
 }
+
+// Here, not in status.cpp with xgemv_last_cuda_error: status.cpp is also built without the CUDA
+// runtime (the CPU-only fuzzers link it).
+const char *xgemv_cuda_error_string(void) { return cudaGetErrorString(xgemv_last_cuda_error()); }
 
 }  // extern "C"
