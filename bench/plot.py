@@ -3,7 +3,7 @@
 shape with the stream-read ceiling as a line, and the speed-up over cuBLAS (the fastest cuBLAS
 function of each case). Writes chart-<suite>.png into the results folder.
 
-    python3 bench/plot.py bench-results    # results.csv, plus triton-seed.csv when present
+    python3 bench/plot.py build/bench/results    # results.csv, plus triton-seed.csv if there
 
 Without matplotlib it prints one line and exits 0.
 """
