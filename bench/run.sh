@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The README's benchmark command, run from the repository root of a fresh clone:
 #   bash bench/run.sh
-# The set-up of tests/run.sh (cmake/setup.sh), then builds xgemv-bench in build/ and runs the
-# anchor shapes (--suite anchors --quick): with a GPU, xgemv beside cuBLAS and the stream-read
-# ceiling (about a minute on an H200); without one, a demo: the OpenBLAS rows of its fp32/fp64
-# cases. Results: build/bench/results/. Then the optional Python steps on them, each of which says
-# "skipped (...)" where its modules are missing: the seed's Triton kernel (torch, triton and a
+# The set-up of tests/run.sh (cmake/setup.sh; clang aside), then builds xgemv-bench in build/
+# and runs the anchor shapes (--suite anchors --quick): with a GPU, xgemv beside cuBLAS and the
+# stream-read ceiling (about a minute on an H200); without one, a demo: the OpenBLAS rows of its
+# fp32/fp64 cases. Results: build/bench/results/. Then the optional Python steps on them, each of which says
+# "skipped (...)" where its modules are missing: the Triton row-block kernel (torch, triton and a
 # GPU) and the chart (matplotlib).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 // The cuBLAS drop-in's routing decisions, on the CPU: which calls xgemv serves (valid BLAS
-// only; cuBLAS keeps the rest, GUIDE section 2) and how a one-row / one-column GEMM becomes a
+// only; cuBLAS keeps the rest, interface/README.md) and how a one-row / one-column GEMM becomes a
 // GEMV, checked by running both on the host for every op combination.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The cuBLAS drop-in's routing decision (interface/cublas/gemv_routing.hpp): for every
 // intercepted family, which calls xgemv serves and with which GEMV. The expectation is written
-// out here from the drop-in's contract (GUIDE section 2 and gemv_routing.hpp):
+// out here from the drop-in's contract (interface/README.md and gemv_routing.hpp):
 //  - gemv, gemvBatched, gemvStridedBatched: served exactly when the op is N, T or C, the
 //    arguments are valid Reference BLAS (sgemv.f) and batch_count >= 0; the served call carries
 //    the caller's arguments unchanged. Everything else goes to the real cuBLAS.
