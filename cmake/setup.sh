@@ -8,8 +8,9 @@
 #   xgemv_find_nvcc             # nvcc on PATH ($CUDA_HOME/bin or /usr/local/cuda/bin if not)
 #   xgemv_configure DIR [ARGS]  # cmake -S . -B DIR (Ninja for a new DIR) ARGS
 #
-# Each returns non-zero after saying why in one line. The CUDA toolkit itself (13.x) is not a
-# Debian package: it must be there already.
+# The installs only warn when they fail (the configure step then names what is really missing);
+# xgemv_find_nvcc and xgemv_configure return non-zero on failure. The CUDA toolkit itself (13.x)
+# is not a Debian package: it must be there already.
 
 # Packages whose program may also come from elsewhere (then it is enough): "package:program".
 xgemv_tool_packages=(cmake:cmake ninja-build:ninja g++:g++ gfortran:gfortran
