@@ -25,9 +25,9 @@ cmake --build "$build" --parallel "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 
 # protect_shadow_gap=0: the CUDA driver maps memory where ASan would otherwise reserve its
 # shadow gap (without it cudaGetDeviceCount fails under ASan on a GPU machine).
-# verify_asan_link_order=0: some programs are not instrumented themselves (the install test's
-# consumer, programs that LD_PRELOAD the drop-in) and load the ASan runtime as a dependency of an
-# instrumented xgemv library.
+# verify_asan_link_order=0: programs that LD_PRELOAD the drop-in load it, instrumented, ahead of
+# the ASan runtime, which then comes as its dependency. (The install tests' consumers link with
+# the sanitizer flags, as the project's own programs do.)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:verify_asan_link_order=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" -L cpu -LE fuzz --output-on-failure

@@ -4,9 +4,10 @@
 # library by its SONAME.
 # Usage: cmake -DLIBRARY=... -DSONAME=... -DBUILD_DIR=... -DWORK_DIR=... -DCONSUMER_SOURCE=...
 #              -DGENERATOR=... -DCOMPILER=... -DCUDA_ROOT=... -DOBJDUMP=... [-DCONFIG=...]
-#              -P install_and_consume.cmake
+#              [-DLINKER_FLAGS=...] -P install_and_consume.cmake
 # COMPILER is the C compiler, or the Fortran compiler for LIBRARY=fortran; SONAME is that of
-# libxgemv.so for fortran (its module is a static library on it).
+# libxgemv.so for fortran (its module is a static library on it). LINKER_FLAGS: the consumers'
+# CMAKE_EXE_LINKER_FLAGS (the build's own, e.g. its sanitizers).
 foreach(var LIBRARY SONAME BUILD_DIR WORK_DIR CONSUMER_SOURCE GENERATOR COMPILER CUDA_ROOT OBJDUMP)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "install_and_consume.cmake: -D${var}=... is required")
@@ -61,6 +62,7 @@ set(ENV{PKG_CONFIG_PATH} "${prefix}/lib/pkgconfig:${prefix}/lib64/pkgconfig")
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${consumer_build}
     -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release -D${compiler_variable}=${COMPILER}
     -DLIBRARY=${LIBRARY} -DCMAKE_PREFIX_PATH=${prefix} -DCUDAToolkit_ROOT=${CUDA_ROOT}
+    "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
     -DPKG_CONFIG_EXECUTABLE=${PKG_CONFIG_EXECUTABLE}
   COMMAND_ERROR_IS_FATAL ANY)
 build_and_run(consumer_cmake)
