@@ -1,5 +1,8 @@
 // xgemv-bench: xgemv beside cuBLAS (same buffers, same run) and OpenBLAS (host copies), each
 // shape with its stream-read ceiling. See bench/README.md.
+#include <xgemv/xgemv.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +19,17 @@
 
 namespace xgemv::bench {
 namespace {
+
+std::string version_text() {
+  return "xgemv-bench " XGEMV_PROJECT_VERSION ", libxgemv " + std::string(xgemv_version_string()) +
+         ", commit " + project_commit("");
+}
+
+std::string comma_separated(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ",") + name;
+  return text;
+}
 
 void list_cases(const std::vector<Case>& cases) {
   for (const Case& c : cases)
@@ -36,7 +50,7 @@ void write_files(const std::string& out_dir, const RunInfo& info,
 }
 
 int run(int argc, char** argv) {
-  CommandLine command_line;
+  CommandLine command_line(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR);
   Options options;
   try {
     options = command_line.parse(argc, argv);
@@ -70,18 +84,36 @@ int run(int argc, char** argv) {
 
   std::string why_no_gpu;
   std::unique_ptr<DeviceBench> device;
-  try {
-    device = DeviceBench::open(options.device, &why_no_gpu);
-  } catch (const std::exception& error) {
-    why_no_gpu = error.what();
+  if (nvidia_driver_or_gpu_missing()) {
+    why_no_gpu = xgemv_status_string(XGEMV_STATUS_NO_DEVICE);
+  } else {
+    try {
+      device = DeviceBench::open(options.device, &why_no_gpu);
+    } catch (const std::exception& error) {
+      why_no_gpu = error.what();
+    }
   }
   if (device) {
     device->describe(info);
     std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
               << " MHz), driver " << info.driver << ", CUDA " << info.cuda << "\n";
   } else {
-    std::cout << "xgemv-bench: no GPU (" << why_no_gpu
-              << "): running the host rows (OpenBLAS, fp32/fp64) only\n";
+    if (const std::vector<std::string> named = options.device_libraries_named(); !named.empty()) {
+      std::cerr << "xgemv-bench: --lib " << comma_separated(named) << " needs a GPU: "
+                << why_no_gpu << '\n';
+      return 2;
+    }
+    // Only the OpenBLAS rows can run: the cases they cannot (fp16, bf16) are not counted.
+    const size_t case_count = cases.size();
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [](const Case& c) { return !HostBench::supports(c.dtype); }),
+                cases.end());
+    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): OpenBLAS only, on the "
+              << cases.size() << " fp32/fp64 cases of " << case_count << "\n";
+    if (cases.empty()) {
+      std::cerr << "xgemv-bench: no case left to run without a GPU\n";
+      return 2;
+    }
   }
   std::cout << "host " << info.host_cpu << "; " << info.host_blas << "\ncommit " << info.commit
             << ", " << cases.size() << " cases, " << info.mode << (info.quick ? ", quick" : "")

@@ -3,7 +3,7 @@
 shape with the stream-read ceiling as a line, and the speed-up over cuBLAS (the fastest cuBLAS
 function of each case). Writes chart-<suite>.png into the results folder.
 
-    python3 bench/plot.py bench-results    # results.csv, plus triton-seed.csv when present
+    python3 bench/plot.py llm    # llm/results.csv, plus llm/triton-seed.csv when present
 
 Without matplotlib it prints one line and exits 0.
 """
@@ -42,6 +42,7 @@ def plot_dtype(axis_bandwidth, axis_speedup, rows, title):
     libraries = sorted(unique(r["lib"] for r in rows if r["lib"] != "ceiling"),
                        key=lambda lib: (LIBRARY_ORDER + (lib,)).index(lib))
     width = 0.8 / max(1, len(libraries))
+    compared = False  # any speed-up over cuBLAS (none in a run without a GPU)
     for index, library in enumerate(libraries):
         mine = [r for r in rows if r["lib"] == library]
         offset = (index - (len(libraries) - 1) / 2) * width
@@ -50,6 +51,7 @@ def plot_dtype(axis_bandwidth, axis_speedup, rows, title):
         speedups = [(x, number(r["speedup_vs_cublas"])) for x, r in zip(xs, mine)]
         speedups = [(x, s) for x, s in speedups if not math.isnan(s)]
         if speedups:
+            compared = True
             axis_speedup.bar([x for x, _ in speedups], [s for _, s in speedups], width,
                              label=library)
     ceiling = sorted((position[(r["op"], r["m"], r["n"], r["tag"])], number(r["GBps"]))
@@ -69,7 +71,8 @@ def plot_dtype(axis_bandwidth, axis_speedup, rows, title):
     axis_speedup.set_yscale("log")
     axis_speedup.set_ylabel("speed-up over cuBLAS")
     axis_speedup.set_title(f"{title}: speed-up over the fastest cuBLAS function (log scale)")
-    axis_speedup.legend(fontsize=7, ncol=3)
+    if compared:
+        axis_speedup.legend(fontsize=7, ncol=3)
 
 
 def main(argv=None):

@@ -1,5 +1,6 @@
 #include "system_info.hpp"
 
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <array>
@@ -52,6 +53,16 @@ std::string host_cpu_name() {
     if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
   }
   return "unknown CPU";
+}
+
+bool nvidia_driver_or_gpu_missing() {
+  int devices = 0;
+  const cudaError_t error = cudaGetDeviceCount(&devices);
+  // With no driver at all the runtime says cudaErrorInsufficientDriver, as for one too old;
+  // cudaDriverGetVersion gives 0 only when none is installed.
+  int driver = 0;
+  const bool no_driver = cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0;
+  return no_driver || error == cudaErrorNoDevice || (error == cudaSuccess && devices == 0);
 }
 
 // The few NVML entry points used, declared here (the toolkit may not ship nvml.h); their

@@ -1,5 +1,6 @@
-// Facts about the run recorded with every result: commit, date, host CPU, and the GPU's
-// clocks and driver through NVML when the driver provides it.
+// Facts about the run recorded with every result: commit, date, host CPU, whether there is an
+// NVIDIA driver and GPU at all, and the GPU's clocks and driver through NVML when the driver
+// provides it.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,10 @@ namespace xgemv::bench {
 std::string project_commit(const std::string& override_commit);
 std::string utc_now_iso8601();
 std::string host_cpu_name();
+
+// True when the machine has no NVIDIA driver or no CUDA device: "no NVIDIA driver or GPU found".
+// Other CUDA failures (a driver too old, a broken device) are DeviceBench::open's to report.
+bool nvidia_driver_or_gpu_missing();
 
 // NVML, loaded at run time (libnvidia-ml comes with the driver, not the toolkit); every query
 // answers 0 or "" when NVML or the device is not there.

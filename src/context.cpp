@@ -13,6 +13,19 @@ xgemv_status cuda_failure(cudaError_t error) {
   return XGEMV_STATUS_CUDA_ERROR;
 }
 
+// xgemv_create's failures: XGEMV_STATUS_NO_DEVICE where there is no device or no driver at all.
+// Without a driver the runtime says cudaErrorInsufficientDriver, as for one that is too old;
+// cudaDriverGetVersion tells the two apart (it gives 0 only when no driver is installed).
+xgemv_status create_failure(cudaError_t error) {
+  xgemv::set_last_cuda_error(error);
+  int driver_version = 0;
+  const bool no_driver = error == cudaErrorInsufficientDriver &&
+                         cudaDriverGetVersion(&driver_version) == cudaSuccess &&
+                         driver_version == 0;
+  return error == cudaErrorNoDevice || no_driver ? XGEMV_STATUS_NO_DEVICE
+                                                 : XGEMV_STATUS_CUDA_ERROR;
+}
+
 }  // namespace
 
 namespace xgemv {
@@ -38,7 +51,7 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
     error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, context->device);
   if (error != cudaSuccess) {
     delete context;
-    return cuda_failure(error);
+    return create_failure(error);
   }
   context->programmatic_launch = major >= 9;
   *handle = context;
@@ -163,5 +176,9 @@ xgemv_status xgemv_set_kernel_variant(xgemv_handle handle, const char *name) {
 const char *xgemv_get_last_kernel_variant(xgemv_handle handle) {
   return handle == nullptr ? nullptr : xgemv::kernel_variant_name(handle->last_variant);
 }
+
+// Here, not in status.cpp with xgemv_last_cuda_error: status.cpp is also built without the CUDA
+// runtime (the CPU-only fuzzers link it).
+const char *xgemv_cuda_error_string(void) { return cudaGetErrorString(xgemv_last_cuda_error()); }
 
 }  // extern "C"

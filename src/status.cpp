@@ -31,6 +31,7 @@ const char *xgemv_status_string(xgemv_status status) {
     case XGEMV_STATUS_INVALID_VALUE: return "invalid value (unknown kernel variant name)";
     case XGEMV_STATUS_CUDA_ERROR: return "CUDA runtime error (see xgemv_last_cuda_error)";
     case XGEMV_STATUS_INTERNAL_ERROR: return "internal error";
+    case XGEMV_STATUS_NO_DEVICE: return "no NVIDIA driver or GPU found";
   }
   return "unknown status";
 }

@@ -17,7 +17,8 @@ case ${1:-} in
   *) echo "usage: gpu-suite.sh [--sanitize]" >&2; exit 1 ;;
 esac
 
-# GoogleTest and friends come from .kit on a machine without a package registry.
+# On a machine without a package registry the build's packages may be carried along, prebuilt,
+# in .kit/ (ignored by git, not part of the repository): its install.sh prints their environment.
 if [[ -f .kit/install.sh ]]; then
   eval "$(bash .kit/install.sh)"
 fi

@@ -1,20 +1,32 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include "case.hpp"
 #include "suites.hpp"
 
 namespace xgemv::bench {
 
+bool is_device_library(const std::string& name) { return name != "openblas"; }
+
 bool Options::wants_library(const std::string& name) const {
   return libraries.empty() ||
          std::find(libraries.begin(), libraries.end(), name) != libraries.end();
 }
 
-CommandLine::CommandLine()
+std::vector<std::string> Options::device_libraries_named() const {
+  std::vector<std::string> named;
+  std::copy_if(libraries.begin(), libraries.end(), std::back_inserter(named), is_device_library);
+  return named;
+}
+
+CommandLine::CommandLine(std::function<std::string()> version, std::string default_out_dir)
     : app_("xgemv-bench: xgemv beside cuBLAS and OpenBLAS on the same buffers, with the "
-           "stream-read ceiling of every shape (method: shared GUIDE section 3).") {
+           "stream-read ceiling of every shape (method: bench/README.md)."),
+      default_out_dir_(std::move(default_out_dir)) {
+  app_.set_version_flag("--version", std::move(version), "Print the versions and exit");
   std::vector<std::string> suite_names;
   for (const Suite& suite : all_suites()) suite_names.push_back(suite.name);
   suite_names.push_back("all");
@@ -42,7 +54,8 @@ CommandLine::CommandLine()
   app_.add_option("--op,--trans", options_.ops, "BLAS ops N, T (default: each suite's own)")
       ->delimiter(',')
       ->check(CLI::IsMember({"N", "T"}));
-  app_.add_option("-l,--lib", options_.libraries, "Libraries (default: all available)")
+  app_.add_option("-l,--lib", options_.libraries,
+                  "Libraries (default: all; without a GPU only openblas can run)")
       ->delimiter(',')
       ->check(CLI::IsMember(kLibraryNames));
   app_.add_option("--shape-filter", options_.shape_filter,
@@ -57,7 +70,7 @@ CommandLine::CommandLine()
   app_.add_flag("--list", options_.list, "Print the cases and exit");
   app_.add_option("-o,--out-dir", options_.out_dir,
                   "Folder for results.csv, results.json, summary.md")
-      ->capture_default_str();
+      ->default_str(default_out_dir_);
   app_.add_option("--device", options_.device, "CUDA device ordinal")
       ->check(CLI::NonNegativeNumber);
   app_.add_option("--commit", options_.commit,
@@ -66,6 +79,7 @@ CommandLine::CommandLine()
 
 Options CommandLine::parse(int argc, const char* const* argv) {
   options_ = Options{};
+  options_.out_dir = default_out_dir_;
   app_.parse(argc, argv);
   return options_;
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ namespace xgemv::bench {
 // stream-read ceiling is not a library: it runs on every GPU case.
 inline const std::vector<std::string> kLibraryNames = {"xgemv", "cublas", "cublas-gemmex",
                                                        "openblas"};
+
+// The libraries of kLibraryNames that run on the GPU (all but openblas).
+bool is_device_library(const std::string& name);
 
 struct Options {
   std::vector<std::string> suites;   // empty and no shapes: llm
@@ -26,23 +30,28 @@ struct Options {
   bool quick = false;  // fewer batches and calls: a smoke run that still follows the method
   bool graph = false;  // time CUDA-graph replays instead of stream launches
   bool list = false;   // print the cases and exit
-  std::string out_dir = "bench-results";
+  std::string out_dir;  // CommandLine's default: under the build tree
   int device = 0;
   std::string commit;  // overrides the commit found by git
 
   bool wants_library(const std::string& name) const;
+  // The GPU libraries --lib names explicitly (none when --lib is not given).
+  std::vector<std::string> device_libraries_named() const;
 };
 
 // Declares every option on a CLI11 app; parse() fills Options or throws CLI::ParseError
-// (including CLI::CallForHelp), which exit() turns into the usual message and exit code.
+// (including CLI::CallForHelp and CLI::CallForVersion), which exit() turns into the usual
+// message and exit code. `version` gives the text of --version (called only for it);
+// `default_out_dir` is --out-dir's default.
 class CommandLine {
  public:
-  CommandLine();
+  CommandLine(std::function<std::string()> version, std::string default_out_dir);
   Options parse(int argc, const char* const* argv);
   int exit(const CLI::Error& error) { return app_.exit(error); }
 
  private:
   CLI::App app_;
+  std::string default_out_dir_;
   Options options_;
 };
 

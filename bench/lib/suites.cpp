@@ -75,7 +75,7 @@ std::vector<Suite> make_suites() {
        every_dtype,
        {'N', 'T'}},
       // Exactly the shapes, dtypes and ops of bench/anchors/h200-cublas.csv (the unit tests
-      // compare the two).
+      // compare it against this table).
       {"anchors",
        "the shapes of the H200 cuBLAS anchors",
        {{"tiny", 256, 256},

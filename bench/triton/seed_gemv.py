@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The seed's row-block GEMV in Triton, timed like xgemv-bench.
+"""The row-block GEMV xgemv's design started from (the "seed"), in Triton, timed like xgemv-bench.
 
 It runs the cases of an xgemv-bench results.csv (same shapes, dtypes, ops, increments, alpha,
 beta, copies of A and calls per batch), checks each output against an fp64 reference with the
@@ -7,8 +7,8 @@ bench's tolerance before timing it, and writes triton-seed.csv beside it with th
 columns. Ceiling and cuBLAS figures come from the bench's rows of the same case (same GPU, same
 run), so the speed-up over cuBLAS and the share of the ceiling compare like with like.
 
-    build/bench/xgemv-bench --suite llm --out-dir bench-results
-    python3 bench/triton/seed_gemv.py bench-results
+    build/bench/xgemv-bench --suite llm --out-dir llm
+    python3 bench/triton/seed_gemv.py llm
 
 Without torch, triton or a GPU it prints one line and exits 0.
 """

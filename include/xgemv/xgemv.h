@@ -90,7 +90,8 @@ typedef enum xgemv_status {
   XGEMV_STATUS_NOT_SUPPORTED = 26,   /* the forced kernel variant cannot compute this problem */
   XGEMV_STATUS_INVALID_VALUE = 27,   /* an unknown kernel variant name */
   XGEMV_STATUS_CUDA_ERROR = 30,      /* the CUDA runtime reported an error; see xgemv_last_cuda_error */
-  XGEMV_STATUS_INTERNAL_ERROR = 31
+  XGEMV_STATUS_INTERNAL_ERROR = 31,
+  XGEMV_STATUS_NO_DEVICE = 32 /* xgemv_create: no NVIDIA driver or no CUDA device on this machine */
 } xgemv_status;
 
 typedef enum xgemv_pointer_mode {
@@ -102,7 +103,9 @@ typedef enum xgemv_pointer_mode {
 typedef struct xgemv_context *xgemv_handle;
 
 /* Creates a handle on the current device (allocates its workspace: synchronous, like
- * cublasCreate; do it outside stream capture). Stream 0, XGEMV_POINTER_MODE_HOST. */
+ * cublasCreate; do it outside stream capture). Stream 0, XGEMV_POINTER_MODE_HOST.
+ * XGEMV_STATUS_NO_DEVICE when the machine has no NVIDIA driver or no CUDA device (the CUDA
+ * error behind it is still recorded for xgemv_last_cuda_error). */
 XGEMV_API xgemv_status xgemv_create(xgemv_handle *handle);
 /* Frees the handle and its workspace; waits for the handle's stream first. NULL is accepted. */
 XGEMV_API xgemv_status xgemv_destroy(xgemv_handle handle);
@@ -127,8 +130,13 @@ XGEMV_API const char *xgemv_status_string(xgemv_status status);
 /* The Reference BLAS argument position a status names (1, 2, 3, 6, 8, 11), or 0. */
 XGEMV_API int xgemv_status_argument(xgemv_status status);
 
-/* The CUDA error behind the calling thread's last XGEMV_STATUS_CUDA_ERROR (cudaSuccess if none). */
+/* The CUDA error behind the calling thread's last XGEMV_STATUS_CUDA_ERROR or
+ * XGEMV_STATUS_NO_DEVICE (cudaSuccess if none). */
 XGEMV_API cudaError_t xgemv_last_cuda_error(void);
+
+/* The CUDA runtime's description of xgemv_last_cuda_error() ("no error" if none), so that
+ * callers need not link the CUDA runtime to print it; never NULL. */
+XGEMV_API const char *xgemv_cuda_error_string(void);
 
 /* "major.minor.patch" of the library actually loaded. */
 XGEMV_API const char *xgemv_version_string(void);

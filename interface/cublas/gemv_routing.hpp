@@ -1,7 +1,8 @@
 // Which cuBLAS calls xgemv serves, in the shape of a predicate chain: each `route` overload looks
 // at one entry point family's arguments and returns either the GEMV to run or why the call
 // stays with cuBLAS. xgemv serves only what is valid BLAS; cuBLAS accepts more (m = -1,
-// incx = 0, CUBLAS_OP_CONJG, ...) and keeps answering exactly that itself.
+// incx = 0, CUBLAS_OP_CONJG, trans 7, ...: see interface/README.md) and keeps answering exactly
+// that itself.
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,7 @@ module xgemv
   integer(c_int), parameter, public :: XGEMV_STATUS_WRONG_DEVICE = 25
   integer(c_int), parameter, public :: XGEMV_STATUS_CUDA_ERROR = 30
   integer(c_int), parameter, public :: XGEMV_STATUS_INTERNAL_ERROR = 31
+  integer(c_int), parameter, public :: XGEMV_STATUS_NO_DEVICE = 32
 
   integer(c_int), parameter, public :: XGEMV_POINTER_MODE_HOST = 0
   integer(c_int), parameter, public :: XGEMV_POINTER_MODE_DEVICE = 1
@@ -42,7 +43,7 @@ module xgemv
   public :: xgemv_create, xgemv_destroy, xgemv_set_stream, xgemv_get_stream
   public :: xgemv_set_pointer_mode, xgemv_get_pointer_mode
   public :: xgemv_status_string, xgemv_status_argument, xgemv_last_cuda_error
-  public :: xgemv_status_message
+  public :: xgemv_cuda_error_string, xgemv_status_message, xgemv_cuda_error_message
   public :: xgemv_sgemv, xgemv_dgemv, xgemv_hgemv, xgemv_bf16gemv
   public :: xgemv_sgemv_strided_batched, xgemv_dgemv_strided_batched
   public :: xgemv_hgemv_strided_batched, xgemv_bf16gemv_strided_batched
@@ -96,6 +97,11 @@ module xgemv
 
     integer(c_int) function xgemv_last_cuda_error() bind(C, name="xgemv_last_cuda_error")
       import :: c_int
+    end function
+
+    ! A C string; xgemv_cuda_error_message gives it as a Fortran string.
+    type(c_ptr) function xgemv_cuda_error_string() bind(C, name="xgemv_cuda_error_string")
+      import :: c_ptr
     end function
 
     ! One problem. hgemv / bf16gemv: A, x, y in 16-bit storage, alpha and beta fp32.
@@ -187,19 +193,32 @@ contains
   function xgemv_status_message(status) result(message)
     integer(c_int), intent(in) :: status
     character(len=:), allocatable :: message
-    type(c_ptr) :: text
+
+    message = fortran_string(xgemv_status_string(status))
+  end function
+
+  ! xgemv_cuda_error_string as a Fortran string.
+  function xgemv_cuda_error_message() result(message)
+    character(len=:), allocatable :: message
+
+    message = fortran_string(xgemv_cuda_error_string())
+  end function
+
+  ! A copy of a NUL-terminated C string ("" for a NULL pointer).
+  function fortran_string(text) result(string)
+    type(c_ptr), intent(in) :: text
+    character(len=:), allocatable :: string
     character(kind=c_char), pointer :: characters(:)
     integer :: i
 
-    text = xgemv_status_string(status)
     if (.not. c_associated(text)) then
-      message = ""
+      string = ""
       return
     end if
     call c_f_pointer(text, characters, [c_strlen(text)])
-    allocate(character(len=size(characters)) :: message)
+    allocate(character(len=size(characters)) :: string)
     do i = 1, size(characters)
-      message(i:i) = characters(i)
+      string(i:i) = characters(i)
     end do
   end function
 

@@ -1,6 +1,7 @@
 // The command line.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "lib/options.hpp"
@@ -8,10 +9,15 @@
 namespace xgemv::bench {
 namespace {
 
+constexpr const char* kDefaultOutDir = "/build/bench/results";
+
+CommandLine command_line() {
+  return CommandLine([] { return std::string("xgemv-bench 1.2.3"); }, kDefaultOutDir);
+}
+
 Options parse(std::vector<const char*> arguments) {
   arguments.insert(arguments.begin(), "xgemv-bench");
-  CommandLine command_line;
-  return command_line.parse(static_cast<int>(arguments.size()), arguments.data());
+  return command_line().parse(static_cast<int>(arguments.size()), arguments.data());
 }
 
 TEST(CommandLine, Defaults) {
@@ -24,9 +30,28 @@ TEST(CommandLine, Defaults) {
   EXPECT_EQ(options.beta, 0.0);
   EXPECT_FALSE(options.quick);
   EXPECT_FALSE(options.graph);
-  EXPECT_EQ(options.out_dir, "bench-results");
+  EXPECT_EQ(options.out_dir, kDefaultOutDir);
   EXPECT_TRUE(options.wants_library("xgemv"));
   EXPECT_TRUE(options.wants_library("openblas"));
+  EXPECT_TRUE(options.device_libraries_named().empty());
+}
+
+TEST(CommandLine, EveryParseStartsFromTheDefaults) {
+  CommandLine reused = command_line();
+  const char* with_dir[] = {"xgemv-bench", "--out-dir", "elsewhere"};
+  EXPECT_EQ(reused.parse(3, with_dir).out_dir, "elsewhere");
+  const char* without[] = {"xgemv-bench"};
+  EXPECT_EQ(reused.parse(1, without).out_dir, kDefaultOutDir);
+}
+
+TEST(CommandLine, NamesTheGpuLibrariesAskedFor) {
+  EXPECT_EQ(parse({"--lib", "openblas,cublas,xgemv"}).device_libraries_named(),
+            (std::vector<std::string>{"cublas", "xgemv"}));
+  EXPECT_EQ(parse({"--lib", "cublas-gemmex"}).device_libraries_named(),
+            (std::vector<std::string>{"cublas-gemmex"}));
+  EXPECT_TRUE(parse({"--lib", "openblas"}).device_libraries_named().empty());
+  for (const std::string& name : kLibraryNames)
+    EXPECT_EQ(is_device_library(name), name != "openblas") << name;
 }
 
 TEST(CommandLine, ParsesEveryOption) {
@@ -71,17 +96,32 @@ TEST(CommandLine, RejectsBadValues) {
 }
 
 TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
-  CommandLine command_line;
+  CommandLine help_line = command_line();
   const char* arguments[] = {"xgemv-bench", "--help"};
   try {
-    command_line.parse(2, arguments);
+    help_line.parse(2, arguments);
     FAIL() << "--help did not throw";
   } catch (const CLI::CallForHelp& help) {
     testing::internal::CaptureStdout();
-    EXPECT_EQ(command_line.exit(help), 0);
+    EXPECT_EQ(help_line.exit(help), 0);
     const std::string text = testing::internal::GetCapturedStdout();
     EXPECT_NE(text.find("--shape-filter"), std::string::npos);
     EXPECT_NE(text.find("--graph"), std::string::npos);
+    EXPECT_NE(text.find("--version"), std::string::npos);
+    EXPECT_NE(text.find(kDefaultOutDir), std::string::npos) << "--out-dir shows its default";
+  }
+}
+
+TEST(CommandLine, VersionPrintsTheGivenTextAndExitsZero) {
+  CommandLine version_line = command_line();
+  const char* arguments[] = {"xgemv-bench", "--version"};
+  try {
+    version_line.parse(2, arguments);
+    FAIL() << "--version did not throw";
+  } catch (const CLI::CallForVersion& version) {
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(version_line.exit(version), 0);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "xgemv-bench 1.2.3\n");
   }
 }
 

@@ -114,6 +114,9 @@ contains
     call expect(xgemv_status_argument(XGEMV_STATUS_INVALID_LDA) == 6, 'lda is argument 6')
     call expect(index(xgemv_status_message(XGEMV_STATUS_INVALID_LDA), 'lda') > 0, &
                 'status message names lda')
+    ! Argument errors involve no CUDA call.
+    call expect(xgemv_last_cuda_error() == 0, 'no CUDA error recorded')
+    call expect(xgemv_cuda_error_message() == 'no error', 'CUDA error message "no error"')
   end subroutine argument_errors
 
   ! A device copy of `bytes` bytes at `host`.

@@ -1,5 +1,5 @@
-// Status strings and argument positions, version, handle functions given NULL, and
-// xgemv_create on a machine without a CUDA device.
+// Status strings and argument positions, version, handle functions given NULL, the text of the
+// last CUDA error, and xgemv_create on a machine without a CUDA device.
 #include <cstring>
 #include <set>
 #include <string>
@@ -17,6 +17,7 @@ constexpr xgemv_status kAllStatuses[] = {
     XGEMV_STATUS_INVALID_INCY,  XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_POINTER_MODE,
     XGEMV_STATUS_INVALID_BATCH, XGEMV_STATUS_NULL_POINTER,   XGEMV_STATUS_INVALID_POINTER,
     XGEMV_STATUS_WRONG_DEVICE,  XGEMV_STATUS_CUDA_ERROR,     XGEMV_STATUS_INTERNAL_ERROR,
+    XGEMV_STATUS_NO_DEVICE,
 };
 
 TEST(Status, EveryStatusHasItsOwnDescription) {
@@ -41,8 +42,13 @@ TEST(Status, ArgumentErrorsNameTheirReferenceBlasPosition) {
   EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_INCY), 11);
   for (xgemv_status status :
        {XGEMV_STATUS_SUCCESS, XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_BATCH,
-        XGEMV_STATUS_NULL_POINTER, XGEMV_STATUS_CUDA_ERROR, static_cast<xgemv_status>(26)})
+        XGEMV_STATUS_NULL_POINTER, XGEMV_STATUS_CUDA_ERROR, XGEMV_STATUS_NO_DEVICE,
+        static_cast<xgemv_status>(26)})
     EXPECT_EQ(xgemv_status_argument(status), 0) << status;
+}
+
+TEST(Status, NoDeviceSaysSoInWords) {
+  EXPECT_STREQ(xgemv_status_string(XGEMV_STATUS_NO_DEVICE), "no NVIDIA driver or GPU found");
 }
 
 TEST(Version, LibraryHeaderAndProjectAgree) {
@@ -81,14 +87,25 @@ void on_fresh_thread(F &&f) {
   std::thread(std::forward<F>(f)).join();
 }
 
-TEST(Handle, CreateWithoutADeviceReportsTheCudaError) {
-  if (cuda_device_visible()) GTEST_SKIP() << "a CUDA device is visible";
+TEST(CudaErrorString, DescribesTheLastCudaErrorOfTheThread) {
   on_fresh_thread([] {
     EXPECT_EQ(xgemv_last_cuda_error(), cudaSuccess);
+    EXPECT_STREQ(xgemv_cuda_error_string(), cudaGetErrorString(cudaSuccess));
+  });
+}
+
+// Without a driver (this CPU machine) or a device: XGEMV_STATUS_NO_DEVICE, no handle, and the
+// runtime's error recorded for this thread only, with its text.
+TEST(Handle, CreateWithoutADeviceReportsNoDevice) {
+  if (cuda_device_visible()) GTEST_SKIP() << "a CUDA device is visible";
+  on_fresh_thread([] {
     xgemv_handle handle = nullptr;
-    EXPECT_EQ(xgemv_create(&handle), XGEMV_STATUS_CUDA_ERROR);
+    EXPECT_EQ(xgemv_create(&handle), XGEMV_STATUS_NO_DEVICE);
     EXPECT_EQ(handle, nullptr);
-    EXPECT_NE(xgemv_last_cuda_error(), cudaSuccess);
+    const cudaError_t error = xgemv_last_cuda_error();
+    EXPECT_TRUE(error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver)
+        << cudaGetErrorName(error);
+    EXPECT_STREQ(xgemv_cuda_error_string(), cudaGetErrorString(error));
   });
   on_fresh_thread([] { EXPECT_EQ(xgemv_last_cuda_error(), cudaSuccess); });
 }

@@ -18,6 +18,7 @@ int main(void) {
       (any_function)xgemv_status_string,
       (any_function)xgemv_status_argument,
       (any_function)xgemv_last_cuda_error,
+      (any_function)xgemv_cuda_error_string,
       (any_function)xgemv_version_string,
       (any_function)xgemv_version,
       (any_function)xgemv_sgemv,
