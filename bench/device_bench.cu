@@ -228,7 +228,7 @@ std::string gemmex_restriction(const Case& c) {
 }
 
 // y = op(A) x as a GEMM with one column, CUBLAS_COMPUTE_32F: what PyTorch calls for a 16-bit
-// matrix-vector product (GUIDE section 2).
+// matrix-vector product (tests/interface/torch_dropin_test.py sees it in the drop-in's log).
 template <class T>
 std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
   static_assert(kIs16Bit<T>);

@@ -1,5 +1,5 @@
-// The measuring method in numbers (GUIDE section 3): rotation of A copies past L2, batches of
-// back-to-back calls, medians, geometric means.
+// The measuring method in numbers (bench/README.md, Method): rotation of A copies past L2,
+// batches of back-to-back calls, medians, geometric means.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@ bool Options::wants_library(const std::string& name) const {
 
 CommandLine::CommandLine()
     : app_("xgemv-bench: xgemv beside cuBLAS and OpenBLAS on the same buffers, with the "
-           "stream-read ceiling of every shape (method: shared GUIDE section 3).") {
+           "stream-read ceiling of every shape (method: bench/README.md).") {
   std::vector<std::string> suite_names;
   for (const Suite& suite : all_suites()) suite_names.push_back(suite.name);
   suite_names.push_back("all");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The seed's row-block GEMV (shared/seed/row-block-gemv.txt) in Triton, timed like xgemv-bench.
+"""The seed's row-block GEMV (row_block_gemv below) in Triton, timed like xgemv-bench.
 
 It runs the cases of an xgemv-bench results.csv (same shapes, dtypes, ops, increments, alpha,
 beta, copies of A and calls per batch), checks each output against an fp64 reference with the

@@ -71,7 +71,7 @@ TEST(Suites, SkinnyHasTheExtremesAndSmallHasLaunchBoundShapes) {
     EXPECT_LE(c.a_bytes(), 8 << 20) << c.label();
 }
 
-// Every (tag, m, n, dtype, op) of bench/anchors/h200-cublas.csv, a copy of the shared anchors.
+// Every (tag, m, n, dtype, op) of bench/anchors/h200-cublas.csv, the H200 cuBLAS anchors.
 std::set<std::tuple<std::string, int64_t, int64_t, std::string, char>> anchor_cases() {
   std::ifstream csv(XGEMV_BENCH_DIR "/anchors/h200-cublas.csv");
   EXPECT_TRUE(csv) << "missing bench/anchors/h200-cublas.csv";
