@@ -231,17 +231,8 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
 }  // namespace
 
 std::unique_ptr<DeviceBench> DeviceBench::open(int ordinal, std::string* why_not) {
-  int count = 0;
-  if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess) {
-    *why_not = cudaGetErrorString(error);
-    return nullptr;
-  }
-  if (ordinal >= count) {
-    *why_not = "CUDA device " + std::to_string(ordinal) + " not found (" + std::to_string(count) +
-               " visible)";
-    return nullptr;
-  }
-  return std::make_unique<CudaDeviceBench>(ordinal);
+  *why_not = device_unavailable(ordinal);
+  return why_not->empty() ? std::make_unique<CudaDeviceBench>(ordinal) : nullptr;
 }
 
 }  // namespace xgemv::bench

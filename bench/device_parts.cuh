@@ -129,11 +129,16 @@ struct DeviceMemory {
   DeviceMemory() = default;
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
-  ~DeviceMemory() { cudaFree(pointer); }
+  ~DeviceMemory() { cudaFree(pointer); }  // a destructor cannot report; release() does
 
   void allocate(int64_t size, const char* what) {
     check_cuda(cudaMalloc(&pointer, static_cast<size_t>(size)), what);
     bytes = size;
+  }
+  void release(const char* what) {
+    check_cuda(cudaFree(pointer), what);
+    pointer = nullptr;
+    bytes = 0;
   }
   template <class T>
   T* as() const { return static_cast<T*>(pointer); }
@@ -279,6 +284,17 @@ void check_xgemv(xgemv_status status, const char* what) {
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
+}
+
+// Why CUDA device `ordinal` cannot be used ("" when it can).
+std::string device_unavailable(int ordinal) {
+  int count = 0;
+  if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess)
+    return cudaGetErrorString(error);
+  if (ordinal >= count)
+    return "CUDA device " + std::to_string(ordinal) + " not found (" + std::to_string(count) +
+           " visible)";
+  return "";
 }
 
 // The device, a non-blocking stream, xgemv's and cuBLAS's handles on it and a pair of timing
