@@ -50,7 +50,9 @@ int run_decode_suite(const Options& options, RunInfo info) {
   try {
     device = DecodeBench::open(options.device, &why_no_gpu);
   } catch (const std::exception& error) {
-    why_no_gpu = error.what();
+    // A GPU that is there but fails to set up is a failure, not a machine without one.
+    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
+    return 2;
   }
   if (!device) {
     std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the decode suite needs one\n";
