@@ -1,5 +1,6 @@
 // xgemv-bench: xgemv beside cuBLAS (same buffers, same run) and OpenBLAS (host copies), each
-// shape with its stream-read ceiling. See bench/README.md.
+// shape with its stream-read ceiling; or whole decode steps as CUDA graphs (--suite decode,
+// decode_suite.cpp). See bench/README.md.
 #include <xgemv/xgemv.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "decode_suite.hpp"
 #include "device_bench.hpp"
 #include "host_bench.hpp"
 #include "lib/options.hpp"
@@ -49,6 +51,19 @@ void write_files(const std::string& out_dir, const RunInfo& info,
   std::cout << "wrote " << (dir / "results.csv").string() << ", results.json, summary.md\n";
 }
 
+// The facts of the run that need no GPU.
+RunInfo describe_run(const Options& options, int argc, char** argv) {
+  RunInfo info;
+  info.commit = project_commit(options.commit);
+  info.date = utc_now_iso8601();
+  info.host_cpu = host_cpu_name();
+  info.host_blas = HostBench::describe();
+  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
+  info.mode = options.graph ? "graph" : "stream";
+  info.quick = options.quick;
+  return info;
+}
+
 int run(int argc, char** argv) {
   CommandLine command_line(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR);
   Options options;
@@ -57,6 +72,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return command_line.exit(error);
   }
+  if (options.decode()) return run_decode_suite(options, describe_run(options, argc, argv));
   std::vector<Case> cases;
   try {
     cases = build_cases(options);
@@ -73,14 +89,7 @@ int run(int argc, char** argv) {
     return 2;
   }
 
-  RunInfo info;
-  info.commit = project_commit(options.commit);
-  info.date = utc_now_iso8601();
-  info.host_cpu = host_cpu_name();
-  info.host_blas = HostBench::describe();
-  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
-  info.mode = options.graph ? "graph" : "stream";
-  info.quick = options.quick;
+  RunInfo info = describe_run(options, argc, argv);
 
   std::string why_no_gpu;
   std::unique_ptr<DeviceBench> device;

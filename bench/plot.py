@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Charts of an xgemv-bench run: per suite, for each dtype, the bandwidth of every library per
 shape with the stream-read ceiling as a line, and the speed-up over cuBLAS (the fastest cuBLAS
-function of each case). Writes chart-<suite>.png into the results folder.
+function of each case). Writes chart-<suite>.png into the results folder. For a decode run
+(decode.csv), chart-decode.png: per dtype, the ms per step of every library per model with the
+one-read time as a line, and each library's share of the one-read time.
 
-    python3 bench/plot.py llm    # llm/results.csv, plus llm/triton-seed.csv when present
+    python3 bench/plot.py llm             # llm/results.csv, plus llm/triton-seed.csv when present
+    python3 bench/plot.py decode-results  # decode.csv of xgemv-bench --suite decode
 
 Without matplotlib it prints one line and exits 0.
 """
@@ -15,6 +18,9 @@ from pathlib import Path
 
 RESULT_FILES = ("results.csv", "triton-seed.csv")
 LIBRARY_ORDER = ("xgemv", "cublas", "cublas-gemmex", "triton-seed", "openblas")
+DECODE_FILE = "decode.csv"
+# The decode rows drawn as bars; the one-read row is the line.
+DECODE_BARS = ("xgemv", "xgemv-early-start", "cublas", "cublas-gemmex", "per-gemv-reads")
 
 
 def load_rows(results_dir):
@@ -75,6 +81,71 @@ def plot_dtype(axis_bandwidth, axis_speedup, rows, title):
         axis_speedup.legend(fontsize=7, ncol=3)
 
 
+def load_decode_rows(results_dir):
+    """Timed rows of the folder's decode.csv."""
+    path = results_dir / DECODE_FILE
+    if not path.exists():
+        return []
+    with open(path, newline="") as file:
+        return [row for row in csv.DictReader(file) if row["ms"]]
+
+
+def plot_decode_dtype(axis_ms, axis_share, rows, title):
+    from matplotlib.ticker import ScalarFormatter
+
+    models = unique(r["model"] for r in rows)
+    position = {model: i for i, model in enumerate(models)}
+    libraries = [lib for lib in DECODE_BARS if any(r["lib"] == lib for r in rows)]
+    width = 0.8 / max(1, len(libraries))
+    for index, library in enumerate(libraries):
+        mine = [r for r in rows if r["lib"] == library]
+        offset = (index - (len(libraries) - 1) / 2) * width
+        xs = [position[r["model"]] + offset for r in mine]
+        axis_ms.bar(xs, [number(r["ms"]) for r in mine], width, label=library)
+        axis_share.bar(xs, [number(r["pct_one_read"]) for r in mine], width, label=library)
+    # The one-read time of each model across its group of bars (models are not a series).
+    one_read = [(position[r["model"]], number(r["ms"])) for r in rows if r["lib"] == "one-read"]
+    if one_read:
+        axis_ms.hlines([ms for _, ms in one_read], [x - 0.45 for x, _ in one_read],
+                       [x + 0.45 for x, _ in one_read], colors="k", linewidth=2,
+                       label="one read of all the step's weights")
+    layers = {r["model"]: f'{r["layers"]}/{r["model_layers"]} layers' for r in rows}
+    labels = [f"{model}\n{layers[model]}" for model in models]
+    for axis in (axis_ms, axis_share):
+        axis.set_xticks(range(len(models)))
+        axis.set_xticklabels(labels, fontsize=8)
+        axis.grid(axis="y", alpha=0.3)
+        axis.legend(fontsize=7, ncol=6, loc="upper left")
+    # Room above the bars for the legend's row.
+    axis_ms.set_yscale("log")
+    axis_ms.set_ylim(top=2.5 * max(number(r["ms"]) for r in rows))
+    axis_ms.yaxis.set_major_formatter(ScalarFormatter())
+    axis_ms.yaxis.set_minor_formatter(ScalarFormatter())
+    axis_ms.tick_params(axis="y", which="minor", labelsize=7)
+    axis_share.set_ylim(0, 125)
+    axis_ms.set_ylabel("ms per decode step (log scale)")
+    axis_ms.set_title(f"{title}: one decode step as one CUDA graph (median of replays)")
+    axis_share.axhline(100.0, color="k", linewidth=0.8)
+    axis_share.set_ylabel("% of the one-read time")
+    axis_share.set_title(f"{title}: one-read ms / ms x 100")
+
+
+def plot_decode(plt, results_dir, rows):
+    dtypes = unique(r["dtype"] for r in rows)
+    models = unique(r["model"] for r in rows)
+    figure, axes = plt.subplots(2 * len(dtypes), 1, squeeze=False,
+                                figsize=(max(8.0, 1.6 * len(models) + 3), 8.0 * len(dtypes)))
+    for index, dtype in enumerate(dtypes):
+        plot_decode_dtype(axes[2 * index][0], axes[2 * index + 1][0],
+                          [r for r in rows if r["dtype"] == dtype], f"decode {dtype}")
+    figure.suptitle(f"xgemv-bench decode on {rows[0]['device']}, commit {rows[0]['commit']}")
+    figure.tight_layout(rect=(0, 0, 1, 0.985))
+    out = results_dir / "chart-decode.png"
+    figure.savefig(out, dpi=100)
+    plt.close(figure)
+    print(f"wrote {out}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results_dir", type=Path, help="an xgemv-bench --out-dir")
@@ -87,9 +158,12 @@ def main(argv=None):
         print("plot.py: skipped (matplotlib is not installed)")
         return 0
     rows = load_rows(args.results_dir)
-    if not rows:
+    decode_rows = load_decode_rows(args.results_dir)
+    if not rows and not decode_rows:
         print(f"plot.py: no timed rows in {args.results_dir}")
         return 0
+    if decode_rows:
+        plot_decode(plt, args.results_dir, decode_rows)
     for suite in unique(r["suite"] for r in rows):
         in_suite = [r for r in rows if r["suite"] == suite]
         dtypes = unique(r["dtype"] for r in in_suite)

@@ -47,7 +47,7 @@ struct Case {
   int64_t y_length() const { return transposed() ? n : m; }
   int64_t reduction_length() const { return x_length(); }
   int64_t a_bytes() const { return m * n * element_size(dtype); }
-  // What a GEMV must move: A, x and y once each.
+  // What a GEMV must move: A, x and y once each (bench/README.md, Method).
   int64_t bytes() const { return (m * n + x_length() + y_length()) * element_size(dtype); }
   std::string shape() const;  // "4096x14336" (m x n)
   // "fp16 T 4096x14336 llama3-8b.qkv", for messages.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "decode.hpp"
+
 namespace xgemv::bench {
 
 // Libraries the C++ bench times (the Triton seed runs from bench/triton/seed_gemv.py). The
@@ -33,10 +35,14 @@ struct Options {
   std::string out_dir;  // CommandLine's default: under the build tree
   int device = 0;
   std::string commit;  // overrides the commit found by git
+  // --suite decode only.
+  std::vector<std::string> models;    // empty: every decode model
+  double step_gib = kDefaultStepGib;  // budget for a step's weights
 
   bool wants_library(const std::string& name) const;
   // The GPU libraries --lib names explicitly (none when --lib is not given).
   std::vector<std::string> device_libraries_named() const;
+  bool decode() const;  // --suite decode: whole decode steps instead of shape cases
 };
 
 // Declares every option on a CLI11 app; parse() fills Options or throws CLI::ParseError

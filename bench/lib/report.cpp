@@ -6,41 +6,11 @@
 #include <iterator>
 #include <map>
 
+#include "format.hpp"
 #include "measure.hpp"
 
 namespace xgemv::bench {
 namespace {
-
-// "%.*f" of a value, or `missing`.
-std::string fixed(const std::optional<double>& value, int decimals, const char* missing = "") {
-  if (!value || !std::isfinite(*value)) return missing;
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, *value);
-  return text;
-}
-
-std::string general(const std::optional<double>& value, const char* missing = "") {
-  if (!value) return missing;
-  char text[64];
-  std::snprintf(text, sizeof text, "%.4g", *value);
-  return text;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
-nlohmann::ordered_json optional_json(const std::optional<double>& value) {
-  return value && std::isfinite(*value) ? nlohmann::ordered_json(*value)
-                                        : nlohmann::ordered_json(nullptr);
-}
-
-std::string speedup_text(const std::optional<double>& speedup) {
-  return speedup ? fixed(speedup, 2) + "x" : "-";
-}
 
 // The rows of each case, by case_index, in order of first appearance.
 std::vector<std::vector<Measurement*>> group_by_case(std::vector<Measurement>& rows) {
@@ -251,6 +221,14 @@ void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Measure
   }
 }
 
+nlohmann::ordered_json run_json(const RunInfo& info) {
+  return {{"device", info.device}, {"sm_clock_max_mhz", info.sm_clock_max_mhz},
+          {"mem_clock_max_mhz", info.mem_clock_max_mhz}, {"driver", info.driver},
+          {"cuda", info.cuda}, {"commit", info.commit}, {"date", info.date},
+          {"host_cpu", info.host_cpu}, {"host_blas", info.host_blas},
+          {"command", info.command}, {"mode", info.mode}, {"quick", info.quick}};
+}
+
 nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measurement>& rows) {
   nlohmann::ordered_json records = nlohmann::ordered_json::array();
   for (const Measurement& row : rows) {
@@ -281,14 +259,7 @@ nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measuremen
                        {"geomean_pct_ceiling", optional_json(row.geomean_pct_ceiling)},
                        {"lowest_pct_ceiling", optional_json(row.lowest_pct_ceiling)}});
   }
-  return {{"run",
-           {{"device", info.device}, {"sm_clock_max_mhz", info.sm_clock_max_mhz},
-            {"mem_clock_max_mhz", info.mem_clock_max_mhz}, {"driver", info.driver},
-            {"cuda", info.cuda}, {"commit", info.commit}, {"date", info.date},
-            {"host_cpu", info.host_cpu}, {"host_blas", info.host_blas},
-            {"command", info.command}, {"mode", info.mode}, {"quick", info.quick}}},
-          {"summary", summary},
-          {"records", records}};
+  return {{"run", run_json(info)}, {"summary", summary}, {"records", records}};
 }
 
 namespace {
@@ -311,19 +282,23 @@ void write_markdown_comparisons(std::ostream& out, const std::vector<Comparison>
 
 }  // namespace
 
-void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows) {
-  out << "# xgemv-bench results\n\n"
-      << "| | |\n|---|---|\n"
+void write_run_table(std::ostream& out, const RunInfo& info, const std::string& method) {
+  out << "| | |\n|---|---|\n"
       << "| date | " << info.date << " |\n"
       << "| device | " << info.device << " (SM clock max " << info.sm_clock_max_mhz
       << " MHz, memory clock max " << info.mem_clock_max_mhz << " MHz) |\n"
       << "| driver, CUDA runtime | " << info.driver << ", " << info.cuda << " |\n"
       << "| commit | " << info.commit << " |\n"
       << "| host | " << info.host_cpu << "; " << info.host_blas << " |\n"
-      << "| timing | " << info.mode << (info.quick ? ", quick" : "")
-      << "; medians of batches of back-to-back calls, A rotated over >= 1 GiB of copies |\n"
-      << "| command | `" << info.command << "` |\n\n"
-      << "Speed-up is cuBLAS's time over the library's, against the fastest cuBLAS function for "
+      << "| timing | " << info.mode << (info.quick ? ", quick" : "") << "; " << method << " |\n"
+      << "| command | `" << info.command << "` |\n\n";
+}
+
+void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows) {
+  out << "# xgemv-bench results\n\n";
+  write_run_table(out, info,
+                  "medians of batches of back-to-back calls, A rotated over >= 1 GiB of copies");
+  out << "Speed-up is cuBLAS's time over the library's, against the fastest cuBLAS function for "
          "each case (fp16/bf16: the gemv or the one-column GemmEx). The ceiling is a stream read "
          "of the same bytes (A + x + y) in the same run.\n\n";
 

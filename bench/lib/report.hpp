@@ -102,6 +102,11 @@ std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows);
 std::string progress_header();
 std::string progress_line(int case_number, int case_count, const Measurement& row);
 
+// The run's facts (device, clocks, driver, commit, date, host, command, timing mode) as JSON,
+// and as the markdown table that opens a summary, its timing line ending in `method`.
+nlohmann::ordered_json run_json(const RunInfo& info);
+void write_run_table(std::ostream& out, const RunInfo& info, const std::string& method);
+
 const std::vector<std::string>& csv_columns();
 void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows);
 nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measurement>& rows);

@@ -74,8 +74,8 @@ std::vector<Suite> make_suites() {
         {"column", 4096, 1}},
        every_dtype,
        {'N', 'T'}},
-      // Exactly the shapes, dtypes and ops of bench/anchors/h200-cublas.csv (the unit tests
-      // compare it against this table).
+      // Exactly the shapes, dtypes and ops of bench/anchors/h200-cublas.csv (cuBLAS on the H200;
+      // the unit tests compare it against this table).
       {"anchors",
        "the shapes of the H200 cuBLAS anchors",
        {{"tiny", 256, 256},

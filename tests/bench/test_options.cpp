@@ -95,6 +95,41 @@ TEST(CommandLine, RejectsBadValues) {
   EXPECT_THROW(parse({"--no-such-option"}), CLI::ParseError);
 }
 
+TEST(CommandLine, DecodeSuiteWithItsOwnOptions) {
+  const Options defaults = parse({"--suite", "decode"});
+  EXPECT_TRUE(defaults.decode());
+  EXPECT_TRUE(defaults.models.empty());
+  EXPECT_EQ(defaults.step_gib, kDefaultStepGib);
+  EXPECT_FALSE(parse({"--suite", "llm"}).decode());
+
+  const Options options =
+      parse({"--suite", "decode", "--model", "llama3-8b,llama3-70b", "--step-gib", "12.5",
+             "--dtype", "fp16", "--lib", "xgemv,cublas-gemmex", "--quick", "--list"});
+  EXPECT_EQ(options.models, (std::vector<std::string>{"llama3-8b", "llama3-70b"}));
+  EXPECT_EQ(options.step_gib, 12.5);
+  EXPECT_EQ(options.dtypes, (std::vector<std::string>{"fp16"}));
+  EXPECT_TRUE(options.wants_library("xgemv"));
+  EXPECT_FALSE(options.wants_library("cublas"));
+}
+
+TEST(CommandLine, DecodeRejectsShapeOptionsAndShapeSuitesRejectDecodeOptions) {
+  EXPECT_THROW(parse({"--suite", "decode,llm"}), CLI::ParseError);
+  for (const char* option : {"--op", "--shape", "--shape-filter", "--incx", "--incy", "--alpha",
+                             "--beta"}) {
+    const char* value = std::string(option) == "--op"      ? "T"
+                        : std::string(option) == "--shape" ? "8x8"
+                                                           : "2";
+    EXPECT_THROW(parse({"--suite", "decode", option, value}), CLI::ParseError) << option;
+  }
+  EXPECT_THROW(parse({"--suite", "decode", "--graph"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--suite", "decode", "--dtype", "fp32"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--suite", "decode", "--lib", "openblas"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--suite", "decode", "--model", "gpt-2"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--suite", "decode", "--step-gib", "0"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--model", "llama3-8b"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--suite", "llm", "--step-gib", "8"}), CLI::ParseError);
+}
+
 TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
   CommandLine help_line = command_line();
   const char* arguments[] = {"xgemv-bench", "--help"};
@@ -109,6 +144,8 @@ TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
     EXPECT_NE(text.find("--graph"), std::string::npos);
     EXPECT_NE(text.find("--version"), std::string::npos);
     EXPECT_NE(text.find(kDefaultOutDir), std::string::npos) << "--out-dir shows its default";
+    EXPECT_NE(text.find("decode"), std::string::npos);
+    EXPECT_NE(text.find("--step-gib"), std::string::npos);
   }
 }
 

@@ -1,0 +1,368 @@
+// What the shape bench (device_bench.cu) and the decode bench (decode_bench.cu) share on the
+// device: error checks, element conversions, the operand fill, the fp64 reference GEMV, the
+// stream-read ceiling kernel, device buffers, the library calls, and the session (device, stream,
+// handles on it, timing events). Everything is TU-local (an anonymous namespace): each of the two
+// CUDA files compiles its own copy of the kernels.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <xgemv/xgemv.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "lib/case.hpp"
+#include "lib/random_values.hpp"
+#include "lib/report.hpp"
+#include "support/check_cuda.hpp"
+#include "support/element_types.hpp"
+#include "support/gemv_layout.hpp"
+#include "system_info.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+using xgemv_test::check_cuda;
+using xgemv_test::vector_offset;
+
+template <class T>
+inline constexpr bool kIs16Bit =
+    std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+// Scalar<T>, the type of alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and
+// xgemv's convention). to_double and from_double run on the device too.
+template <class T>
+using Scalar = xgemv_test::ScalarOf<T>;
+using xgemv_test::from_double;
+using xgemv_test::to_double;
+
+template <class T>
+__global__ void fill_random(T* data, int64_t count, uint64_t seed) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += stride)
+    data[i] = from_double<T>(random_value(seed, i));  // a float: exact on the way through double
+}
+
+template <class T>
+struct ReferenceArguments {
+  bool transposed;
+  int64_t m, n, lda, incx, incy;
+  double alpha, beta;
+  const T* a;
+  const T* x;
+  const T* y0;
+  double* y_ref;  // logical order, unit stride
+};
+
+// y_ref = alpha*op(A)*x + beta*y0 in fp64, one warp per output element, in a fixed order:
+// slow and obviously right.
+template <class T>
+__global__ void reference_gemv(ReferenceArguments<T> p) {
+  const int64_t x_length = p.transposed ? p.m : p.n;
+  const int64_t y_length = p.transposed ? p.n : p.m;
+  const int64_t out = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (out >= y_length) return;  // whole warps leave together
+  double sum = 0;
+  for (int64_t k = lane; k < x_length; k += 32) {
+    const int64_t row = p.transposed ? k : out;
+    const int64_t column = p.transposed ? out : k;
+    sum += to_double(p.a[row + column * p.lda]) *
+           to_double(p.x[vector_offset(k, x_length, p.incx)]);
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if (lane != 0) return;
+  double y = p.alpha * sum;
+  if (p.beta != 0) y += p.beta * to_double(p.y0[vector_offset(out, y_length, p.incy)]);
+  p.y_ref[out] = y;
+}
+
+// The ceiling: a streaming read of `vectors` 16-byte words, kStreamLoadsInFlight independent
+// loads per thread per step, evict-first like a GEMV's A.
+constexpr int kStreamThreads = 256;
+constexpr int kStreamLoadsInFlight = 4;
+constexpr int kStreamBlocksPerSm = 8;
+
+__global__ void stream_read(const uint4* __restrict__ data, int64_t vectors, unsigned* sink) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  unsigned folded = 0;
+  for (; i + (kStreamLoadsInFlight - 1) * stride < vectors; i += kStreamLoadsInFlight * stride) {
+    uint4 words[kStreamLoadsInFlight];
+#pragma unroll
+    for (int k = 0; k < kStreamLoadsInFlight; ++k) words[k] = __ldcs(data + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < kStreamLoadsInFlight; ++k)
+      folded ^= words[k].x ^ words[k].y ^ words[k].z ^ words[k].w;
+  }
+  for (; i < vectors; i += stride) {
+    const uint4 word = __ldcs(data + i);
+    folded ^= word.x ^ word.y ^ word.z ^ word.w;
+  }
+  if (folded == 0x9E3779B9u) *sink = folded;  // a use of every load the compiler cannot drop
+}
+
+struct DeviceMemory {
+  void* pointer = nullptr;
+  int64_t bytes = 0;
+
+  DeviceMemory() = default;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  ~DeviceMemory() { cudaFree(pointer); }  // a destructor cannot report; release() does
+
+  void allocate(int64_t size, const char* what) {
+    check_cuda(cudaMalloc(&pointer, static_cast<size_t>(size)), what);
+    bytes = size;
+  }
+  void release(const char* what) {
+    check_cuda(cudaFree(pointer), what);
+    pointer = nullptr;
+    bytes = 0;
+  }
+  template <class T>
+  T* as() const { return static_cast<T*>(pointer); }
+};
+
+struct Handles {
+  cudaStream_t stream = nullptr;
+  xgemv_handle xgemv = nullptr;
+  cublasHandle_t cublas = nullptr;
+};
+
+// One GEMV call's operands, A at a chosen copy.
+template <class T>
+struct Problem {
+  char op;
+  int64_t m, n, lda;
+  Scalar<T> alpha;
+  const T* a;
+  const T* x;
+  int64_t incx;
+  Scalar<T> beta;
+  T* y;
+  int64_t incy;
+};
+
+// --- the device libraries --------------------------------------------------------------------
+
+template <class T>
+std::string xgemv_function() {
+  if constexpr (std::is_same_v<T, float>) return "xgemv_sgemv";
+  else if constexpr (std::is_same_v<T, double>) return "xgemv_dgemv";
+  else if constexpr (std::is_same_v<T, __half>) return "xgemv_hgemv";
+  else return "xgemv_bf16gemv";
+}
+
+template <class T>
+std::string call_xgemv(const Handles& h, const Problem<T>& p) {
+  const xgemv_status status =
+      xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta, p.y, p.incy);
+  return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
+}
+
+// The cuBLAS entry points real clients call take int sizes.
+std::string needs_int_sizes(const Case& c) {
+  const int64_t largest = std::max({c.m, c.n, c.lda(), std::abs(c.incx), std::abs(c.incy)});
+  return largest > INT_MAX ? "a size or increment exceeds int" : "";
+}
+
+template <class T>
+std::string cublas_gemv_function() {
+  if constexpr (std::is_same_v<T, float>) return "cublasSgemv_v2";
+  else if constexpr (std::is_same_v<T, double>) return "cublasDgemv_v2";
+  else if constexpr (std::is_same_v<T, __half>) return "cublasHSHgemvStridedBatched";
+  else return "cublasTSTgemvStridedBatched";
+}
+
+std::string cublas_status_text(cublasStatus_t status) {
+  return status == CUBLAS_STATUS_SUCCESS ? std::string() : cublasGetStatusString(status);
+}
+
+template <class T>
+std::string call_cublas_gemv(const Handles& h, const Problem<T>& p) {
+  const cublasOperation_t op = p.op == 'T' ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), lda = static_cast<int>(p.lda);
+  const int incx = static_cast<int>(p.incx), incy = static_cast<int>(p.incy);
+  if constexpr (std::is_same_v<T, float>)
+    return cublas_status_text(
+        cublasSgemv_v2(h.cublas, op, m, n, &p.alpha, p.a, lda, p.x, incx, &p.beta, p.y, incy));
+  else if constexpr (std::is_same_v<T, double>)
+    return cublas_status_text(
+        cublasDgemv_v2(h.cublas, op, m, n, &p.alpha, p.a, lda, p.x, incx, &p.beta, p.y, incy));
+  else if constexpr (std::is_same_v<T, __half>)
+    return cublas_status_text(cublasHSHgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda,
+                                                          0, p.x, incx, 0, &p.beta, p.y, incy, 0,
+                                                          1));
+  else
+    return cublas_status_text(cublasTSTgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda,
+                                                          0, p.x, incx, 0, &p.beta, p.y, incy, 0,
+                                                          1));
+}
+
+std::string gemmex_restriction(const Case& c) {
+  if (c.incx != 1 || c.incy != 1) return "a one-column GEMM needs unit increments";
+  return needs_int_sizes(c);
+}
+
+// y = op(A) x as a GEMM with one column, CUBLAS_COMPUTE_32F: what PyTorch calls for a 16-bit
+// matrix-vector product (tests/interface/torch_dropin_test.py sees it in the drop-in's log).
+template <class T>
+std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
+  static_assert(kIs16Bit<T>);
+  constexpr cudaDataType type = std::is_same_v<T, __half> ? CUDA_R_16F : CUDA_R_16BF;
+  const bool transposed = p.op == 'T';
+  const int rows = static_cast<int>(transposed ? p.n : p.m);
+  const int depth = static_cast<int>(transposed ? p.m : p.n);
+  return cublas_status_text(cublasGemmEx(
+      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, 1, depth, &p.alpha,
+      p.a, type, static_cast<int>(p.lda), p.x, type, depth, &p.beta, p.y, type, rows,
+      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+std::string no_restriction(const Case&) { return ""; }
+
+template <class T>
+struct DeviceLibrary {
+  std::string name;      // as in --lib
+  std::string function;  // recorded with the results
+  std::string (*restriction)(const Case&);  // why it cannot run a case; empty if it can
+  std::string (*call)(const Handles&, const Problem<T>&);  // enqueues one call; error text
+};
+
+// The libraries for element type T, in the order they run.
+template <class T>
+std::vector<DeviceLibrary<T>> device_libraries() {
+  std::vector<DeviceLibrary<T>> libraries = {
+      {"xgemv", xgemv_function<T>(), no_restriction, call_xgemv<T>},
+      {"cublas", cublas_gemv_function<T>(), needs_int_sizes, call_cublas_gemv<T>},
+  };
+  if constexpr (kIs16Bit<T>)
+    libraries.push_back(
+        {"cublas-gemmex", "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
+  return libraries;
+}
+
+// --- the session --------------------------------------------------------------------------------
+
+void check_xgemv(xgemv_status status, const char* what) {
+  if (status != XGEMV_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": " + xgemv_status_string(status));
+}
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
+}
+
+// Why CUDA device `ordinal` cannot be used ("" when it can).
+std::string device_unavailable(int ordinal) {
+  int count = 0;
+  if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess)
+    return cudaGetErrorString(error);
+  if (ordinal >= count)
+    return "CUDA device " + std::to_string(ordinal) + " not found (" + std::to_string(count) +
+           " visible)";
+  return "";
+}
+
+// The device, a non-blocking stream, xgemv's and cuBLAS's handles on it and a pair of timing
+// events: the base of both benches.
+class DeviceSession {
+ protected:
+  explicit DeviceSession(int ordinal) : ordinal_(ordinal) {
+    check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
+    check_cuda(cudaGetDeviceProperties(&properties_, ordinal), "cudaGetDeviceProperties");
+    char bus_id[32] = {};
+    check_cuda(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal), "cudaDeviceGetPCIBusId");
+    nvml_ = std::make_unique<Nvml>(bus_id);
+    check_cuda(cudaStreamCreateWithFlags(&handles_.stream, cudaStreamNonBlocking),
+               "cudaStreamCreate");
+    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+    check_xgemv(xgemv_create(&handles_.xgemv), "xgemv_create");
+    check_xgemv(xgemv_set_stream(handles_.xgemv, handles_.stream), "xgemv_set_stream");
+    check_cublas(cublasCreate(&handles_.cublas), "cublasCreate");
+    check_cublas(cublasSetStream(handles_.cublas, handles_.stream), "cublasSetStream");
+    // An explicit workspace: cuBLAS then never allocates inside a graph capture.
+    cublas_workspace_.allocate(int64_t{32} << 20, "cuBLAS workspace");
+    check_cublas(cublasSetWorkspace(handles_.cublas, cublas_workspace_.pointer,
+                                    static_cast<size_t>(cublas_workspace_.bytes)),
+                 "cublasSetWorkspace");
+    sink_.allocate(sizeof(unsigned), "ceiling sink");
+  }
+
+  // A destructor cannot report: the work was checked when it was waited for.
+  ~DeviceSession() {
+    cudaStreamSynchronize(handles_.stream);
+    cublasDestroy(handles_.cublas);
+    xgemv_destroy(handles_.xgemv);
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(handles_.stream);
+  }
+
+  DeviceSession(const DeviceSession&) = delete;
+  DeviceSession& operator=(const DeviceSession&) = delete;
+
+  void describe_device(RunInfo& info) const {
+    info.device = properties_.name;
+    int sm_khz = 0, memory_khz = 0, driver = 0, runtime = 0;
+    check_cuda(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, ordinal_),
+               "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, ordinal_),
+               "cudaDeviceGetAttribute");
+    info.sm_clock_max_mhz =
+        nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
+    info.mem_clock_max_mhz =
+        nvml_->max_memory_clock_mhz() ? nvml_->max_memory_clock_mhz() : memory_khz / 1000;
+    check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    check_cuda(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+    const std::string driver_version = nvml_->driver_version();
+    info.driver = (driver_version.empty() ? std::string() : driver_version + " ") + "(CUDA " +
+                  std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) + ")";
+    info.cuda = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+  }
+
+  // Fills `count` elements with the bench's random values in [-1, 1) (never zeros).
+  template <class T>
+  void fill(T* data, int64_t count, uint64_t seed) {
+    const int blocks = static_cast<int>(
+        std::clamp<int64_t>((count + 255) / 256, 1,
+                            int64_t{properties_.multiProcessorCount} * 32));
+    fill_random<T><<<blocks, 256, 0, handles_.stream>>>(data, count, seed);
+    check_cuda(cudaGetLastError(), "fill_random");
+  }
+
+  // Enqueues the ceiling's read of `vectors` 16-byte words from `data`; the launch's error text.
+  std::string enqueue_stream_read(const void* data, int64_t vectors) {
+    constexpr int64_t kVectorsPerBlockStep = kStreamThreads * kStreamLoadsInFlight;
+    const int blocks = static_cast<int>(
+        std::clamp<int64_t>((vectors + kVectorsPerBlockStep - 1) / kVectorsPerBlockStep, 1,
+                            int64_t{properties_.multiProcessorCount} * kStreamBlocksPerSm));
+    stream_read<<<blocks, kStreamThreads, 0, handles_.stream>>>(
+        static_cast<const uint4*>(data), vectors, sink_.as<unsigned>());
+    const cudaError_t error = cudaGetLastError();
+    return error == cudaSuccess ? std::string() : std::string(cudaGetErrorString(error));
+  }
+
+  int ordinal_;
+  cudaDeviceProp properties_{};
+  std::unique_ptr<Nvml> nvml_;
+  Handles handles_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  DeviceMemory cublas_workspace_, sink_;
+};
+
+}  // namespace
+}  // namespace xgemv::bench
