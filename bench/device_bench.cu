@@ -75,7 +75,7 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
     result.rows.push_back(measure_ceiling(c, layout, options));
 
     const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
-    using S = ScalarOf<T>;
+    using S = Scalar<T>;
     Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<S>(c.alpha), pool_.as<T>(),
                        x_.as<T>(), c.incx, static_cast<S>(c.beta), y_.as<T>(), c.incy};
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {

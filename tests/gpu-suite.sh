@@ -2,7 +2,8 @@
 # The one command for the GPU machine, run from the repository root there:
 #   bash tests/gpu-suite.sh [--sanitize]
 # Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
-# benchmark against cuBLAS, and prints a compact SUMMARY block last. Logs go to $OUT when set.
+# benchmark against cuBLAS (the anchors suite, and whole decode steps with --suite decode --quick),
+# and prints a compact SUMMARY block last. Logs go to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
 # (tests/hardening/gpu-sanitize.sh, reduced sizes, 3/8 as many programs at once as cores;
 # about 4 more minutes on 32 cores).
@@ -41,12 +42,18 @@ if [[ -f build-gpu/CTestTestfile.cmake ]]; then
 fi
 
 bench=build-gpu/bench/xgemv-bench
-bench_line="not built"
+bench_line="not built" decode_line="not built"
 if [[ -x $bench ]]; then
   if "$bench" --suite anchors --quick --out-dir "$log_dir/bench" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/bench.log"; then
     bench_line="ran (log: $log_dir/bench.log)"
   else
     bench_line="FAILED (log: $log_dir/bench.log)"
+  fi
+  # Whole decode steps in CUDA graphs, quick: the verdict line goes into the summary.
+  if "$bench" --suite decode --quick --out-dir "$log_dir/decode" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/decode.log"; then
+    decode_line="ran (log: $log_dir/decode.log)"
+  else
+    decode_line="FAILED (log: $log_dir/decode.log)"
   fi
 fi
 
@@ -88,11 +95,13 @@ fi
   echo "ctest  : $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
   [[ -n $failed_names ]] && echo "failed : $failed_names"
   echo "bench  : $bench_line"
+  echo "decode : $decode_line"
   if ((sanitize)); then
     sed -nE 's/^(memcheck|racecheck|initcheck|synccheck): /\1: /p' "$log_dir/sanitize.log" |
       sed 's/^/sanitizer /'
   fi
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
+  [[ -f $log_dir/decode.log ]] && grep -E '^verdict' "$log_dir/decode.log" | tail -n 1 | sed 's/^verdict/decode verdict/'
   echo "logs   : $log_dir"
   echo "================================================="
 } | tee "$log_dir/summary.txt"
