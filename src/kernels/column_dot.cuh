@@ -28,58 +28,56 @@ __device__ __forceinline__ void load_a_step(const TA *column, int64_t k, int lan
     a_raw[u] = load16_streaming(column + k + (int64_t(u) * kGroup + lane) * kElems);
 }
 
-// dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be 16-byte
-// aligned: each lane owns kElems contiguous elements per step (one 16-byte load). With
-// kFirstStepLoaded (early start) and first_loaded, first_a holds the A of the full unrolled step
-// at k0, loaded before the kernel waited for its predecessor.
-template <int kGroup, int kUnroll, bool kFirstStepLoaded, class TA, class TX, class S>
+// The x of the unrolled step at k, as dot_column reads it.
+template <int kGroup, class TA, class TX>
+__device__ __forceinline__ int4 load_x_at(const TX *x, int64_t incx, XAccess x_access, int64_t k,
+                                          int lane) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  if (x_access == XAccess::kAligned) return load16_cached(x + k + lane * kElems);
+  if (x_access == XAccess::kShifted) return load16_cached_unaligned(x + k + lane * kElems);
+  TX xs[kElems];
+#pragma unroll
+  for (int e = 0; e < kElems; ++e) xs[e] = __ldg(x + (k + lane * kElems + e) * incx);
+  return pack16(xs);
+}
+
+// acc += the 16-byte step's products, element by element (the one summation order of every
+// path, so that early start gives the same bits).
+template <class TA, class TX, class S>
+__device__ __forceinline__ void accumulate_step(S &acc, int4 a_raw, int4 x_raw) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  S a[kElems], xv[kElems];
+  widen16<TA>(a_raw, a);
+  widen16<TX>(x_raw, xv);
+#pragma unroll
+  for (int e = 0; e < kElems; ++e) acc += a[e] * xv[e];
+}
+
+// acc + dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be
+// 16-byte aligned: each lane owns kElems contiguous elements per step (one 16-byte load).
+template <int kGroup, int kUnroll, class TA, class TX, class S>
 __device__ __forceinline__ S dot_column(const TA *column, const TX *x, int64_t incx,
                                         XAccess x_access, int64_t k0, int64_t k1, int lane,
-                                        bool first_loaded, const int4 (&first_a)[kUnroll]) {
+                                        S acc) {
   // x moves in the same 16-byte steps as A: an 8-bit A with a 16-bit x needs 32-byte x steps.
   static_assert(sizeof(TA) == sizeof(TX));
   constexpr int kElems = kElemsPer16B<TA>;
   constexpr int64_t kStep = int64_t(kGroup) * kElems;
-  auto load_x = [&](int64_t k) {
-    if (x_access == XAccess::kAligned) return load16_cached(x + k + lane * kElems);
-    if (x_access == XAccess::kShifted) return load16_cached_unaligned(x + k + lane * kElems);
-    TX xs[kElems];
-#pragma unroll
-    for (int e = 0; e < kElems; ++e) xs[e] = __ldg(x + (k + lane * kElems + e) * incx);
-    return pack16(xs);
-  };
-  S acc = S(0);
-  auto accumulate = [&](int4 a_raw, int4 x_raw) {
-    S a[kElems], xv[kElems];
-    widen16<TA>(a_raw, a);
-    widen16<TX>(x_raw, xv);
-#pragma unroll
-    for (int e = 0; e < kElems; ++e) acc += a[e] * xv[e];
-  };
   const int64_t vector_end = vector_steps_end<TA>(x_access, k1);
   int64_t k = k0;
-  if constexpr (kFirstStepLoaded) {
-    if (first_loaded) {
-      int4 x_raw[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) x_raw[u] = load_x(k + u * kStep);
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) accumulate(first_a[u], x_raw[u]);
-      k += kUnroll * kStep;
-    }
-  }
   for (; k + kUnroll * kStep <= vector_end; k += kUnroll * kStep) {
     int4 a_raw[kUnroll], x_raw[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       a_raw[u] = load16_streaming(column + k + u * kStep + lane * kElems);
-      x_raw[u] = load_x(k + u * kStep);
+      x_raw[u] = load_x_at<kGroup, TA>(x, incx, x_access, k + u * kStep, lane);
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) accumulate(a_raw[u], x_raw[u]);
+    for (int u = 0; u < kUnroll; ++u) accumulate_step<TA, TX>(acc, a_raw[u], x_raw[u]);
   }
   for (; k + kStep <= vector_end; k += kStep)
-    accumulate(load16_streaming(column + k + lane * kElems), load_x(k));
+    accumulate_step<TA, TX>(acc, load16_streaming(column + k + lane * kElems),
+                            load_x_at<kGroup, TA>(x, incx, x_access, k, lane));
   for (; k < k1; k += kStep) {  // the masked tail: at most one step (two when x is shifted)
 #pragma unroll
     for (int e = 0; e < kElems; ++e) {

@@ -49,38 +49,29 @@ __device__ __forceinline__ bool load_first_columns(const TA *tile, int64_t lda, 
   return true;
 }
 
-// acc[e] += sum over the slot's columns j in [c0, c1) of A[row e, j] * x[j]. With
-// kFirstStepLoaded and first_loaded, first_a holds the A of the slot's first unrolled step.
-template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, bool kFirstStepLoaded,
-          class TA, class TX, class S>
+// acc[e] += A[row e, j] * x[j] for one column's 16 bytes (the one summation order of every path,
+// so that early start gives the same bits).
+template <class TA, class S>
+__device__ __forceinline__ void accumulate_column(S (&acc)[kElemsPer16B<TA>], int4 a_raw, S xj) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  S a[kElems];
+  widen16<TA>(a_raw, a);
+#pragma unroll
+  for (int e = 0; e < kElems; ++e) acc[e] += a[e] * xj;
+}
+
+// acc[e] += sum over the slot's columns j in [c0, c1) of A[row e, j] * x[j].
+template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, class TA, class TX,
+          class S>
 __device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, const TX *x,
                                                    int64_t incx, int64_t c0, int64_t c1,
                                                    int64_t rows_left, int row_lane, int slot,
-                                                   bool first_loaded,
-                                                   const int4 (&first_a)[kUnroll],
                                                    S (&acc)[kElemsPer16B<TA>]) {
-  constexpr int kElems = kElemsPer16B<TA>;
   constexpr int kSlots = kBlockThreads / kRowThreads;
   auto load_column = [&](int64_t j) {
     return load_tile_column<kVector, kRowThreads>(tile, lda, j, rows_left, row_lane);
   };
-  auto accumulate = [&](int4 a_raw, S xj) {
-    S a[kElems];
-    widen16<TA>(a_raw, a);
-#pragma unroll
-    for (int e = 0; e < kElems; ++e) acc[e] += a[e] * xj;
-  };
   int64_t j = c0 + slot;
-  if constexpr (kFirstStepLoaded) {
-    if (first_loaded) {
-      S xv[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) accumulate(first_a[u], xv[u]);
-      j += kUnroll * kSlots;
-    }
-  }
   for (; j + (kUnroll - 1) * kSlots < c1; j += kUnroll * kSlots) {
     int4 a_raw[kUnroll];
     S xv[kUnroll];
@@ -90,9 +81,9 @@ __device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, 
       xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
     }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) accumulate(a_raw[u], xv[u]);
+    for (int u = 0; u < kUnroll; ++u) accumulate_column<TA>(acc, a_raw[u], xv[u]);
   }
-  for (; j < c1; j += kSlots) accumulate(load_column(j), to_acc(__ldg(x + j * incx)));
+  for (; j < c1; j += kSlots) accumulate_column<TA>(acc, load_column(j), to_acc(__ldg(x + j * incx)));
 }
 
 }  // namespace xgemv::kernels

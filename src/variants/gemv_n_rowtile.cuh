@@ -117,17 +117,28 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     const TX *x = x_of<TX>(p, b);
     TY *y = y_of<TY>(p, b);
     const bool vector_ok = vector_tile(tile);
-    const bool first = first_loaded && b == blockIdx.z;
     S acc[kElems];
 #pragma unroll
     for (int e = 0; e < kElems; ++e) acc[e] = S(0);
     if (alpha != S(0)) {
+      // An early start's loaded step is consumed here, outside the loop of accumulate_columns.
+      int64_t start = c0;
+      if constexpr (kEarlyStart) {
+        if (first_loaded && b == blockIdx.z) {
+          S xv[kUnroll];
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) xv[u] = to_acc(__ldg(x + (c0 + slot + u * kSlots) * p.x.inc));
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) accumulate_column<TA>(acc, first_a[u], xv[u]);
+          start += kUnroll * kSlots;
+        }
+      }
       if (vector_ok)
-        accumulate_columns<true, Variant::kThreads, kRowThreads, kUnroll, kEarlyStart>(
-            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, first, first_a, acc);
+        accumulate_columns<true, Variant::kThreads, kRowThreads, kUnroll>(
+            tile, p.a.ld, x, p.x.inc, start, c1, rows_left, row_lane, slot, acc);
       else
-        accumulate_columns<false, Variant::kThreads, kRowThreads, kUnroll, kEarlyStart>(
-            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, first, first_a, acc);
+        accumulate_columns<false, Variant::kThreads, kRowThreads, kUnroll>(
+            tile, p.a.ld, x, p.x.inc, start, c1, rows_left, row_lane, slot, acc);
     }
 #pragma unroll
     for (int e = 0; e < kElems; ++e)

@@ -91,7 +91,9 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
   // Early start: the first batch item's first unrolled step of A is loaded before the wait (A
   // only: x, y, the scalars and pointer arrays may still be written by the kernel before this
   // one). Host alpha == 0 reads no A at all.
-  int4 first_a[kUnroll];
+  // Half an unrolled step: the loads stay in registers across the wait without spilling.
+  constexpr int kEarlyLoads = kUnroll / 2;
+  int4 first_a[kEarlyLoads];
   bool first_loaded = false;
   if constexpr (kEarlyStart) {
     const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
@@ -99,7 +101,7 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
       const Reduction r = reduction_of(blockIdx.z);
       const int64_t start = k0 + r.head;
       first_loaded = start + kUnroll * kStep <= vector_steps_end<TA>(r.x_access, k1);
-      if (first_loaded) load_a_step<kGroup, kUnroll>(r.column, start, lane, first_a);
+      if (first_loaded) load_a_step<kGroup, kEarlyLoads>(r.column, start, lane, first_a);
     }
     wait_for_predecessor();
   }
@@ -111,11 +113,27 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
     S dot = S(0);
     if (alpha != S(0) && has_output) {
       const Reduction r = reduction_of(b);
-      // The 16-byte steps first (an early start's loaded step is consumed at once), then the
-      // peeled head; the sum head + steps is the same either way.
-      const S steps = dot_column<kGroup, kUnroll, kEarlyStart, TA, TX, S>(
-          r.column, r.x, p.x.inc, r.x_access, k0 + r.head, k1, lane,
-          first_loaded && b == blockIdx.z, first_a);
+      // The 16-byte steps first (an early start's loaded step is consumed at once, outside the
+      // loop of dot_column), then the peeled head; the sum head + steps is the same either way.
+      int64_t start = k0 + r.head;
+      S steps = S(0);
+      if constexpr (kEarlyStart) {
+        if (first_loaded && b == blockIdx.z) {
+          int4 a_raw[kUnroll], x_raw[kUnroll];
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) {
+            a_raw[u] = u < kEarlyLoads ? first_a[u < kEarlyLoads ? u : 0]
+                                       : load16_streaming(r.column + start + u * kStep +
+                                                          lane * kElemsPer16B<TA>);
+            x_raw[u] = load_x_at<kGroup, TA>(r.x, p.x.inc, r.x_access, start + u * kStep, lane);
+          }
+#pragma unroll
+          for (int u = 0; u < kUnroll; ++u) accumulate_step<TA, TX>(steps, a_raw[u], x_raw[u]);
+          start += kUnroll * kStep;
+        }
+      }
+      steps = dot_column<kGroup, kUnroll, TA, TX, S>(r.column, r.x, p.x.inc, r.x_access, start,
+                                                     k1, lane, steps);
       for (int64_t i = k0 + lane; i < k0 + r.head; i += kGroup)
         dot += to_acc(r.column[i]) * to_acc(r.x[i * p.x.inc]);
       dot += steps;
