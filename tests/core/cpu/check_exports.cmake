@@ -8,16 +8,8 @@ foreach(var LIBRARY HEADER SONAME NM OBJDUMP)
   endif()
 endforeach()
 
-execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
-  OUTPUT_VARIABLE nm_output COMMAND_ERROR_IS_FATAL ANY)
-string(REGEX MATCHALL "[^\n]+" nm_lines "${nm_output}")
-set(exported "")
-foreach(line IN LISTS nm_lines)
-  # "<address> <type> <name>[@version]"
-  if(line MATCHES "^[0-9a-fA-F]+ [A-Za-z] ([^@ ]+)")
-    list(APPEND exported ${CMAKE_MATCH_1})
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../support/dynamic_symbols.cmake)
+xgemv_defined_dynamic_symbols(${NM} ${LIBRARY} exported)
 list(SORT exported)
 
 file(READ ${HEADER} header_text)
