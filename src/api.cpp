@@ -14,6 +14,18 @@ xgemv_status gemv_strided(xgemv_handle handle, char trans, int64_t m, int64_t n,
                                                      batch_count));
 }
 
+template <class T, class S>
+xgemv_status gemv_multi_rhs(xgemv_handle handle, char trans, int64_t m, int64_t n, const S *alpha,
+                            const T *a, int64_t lda, const T *x, int64_t ldx, const S *beta, T *y,
+                            int64_t ldy, int64_t nrhs) noexcept {
+  if (const xgemv_status status =
+          xgemv::check_multi_rhs_arguments(trans, m, n, lda, ldx, ldy, nrhs);
+      status != XGEMV_STATUS_SUCCESS)
+    return status;
+  return xgemv::check_and_run(
+      handle, xgemv::multi_rhs_problem(trans, m, n, alpha, a, lda, x, ldx, beta, y, ldy, nrhs));
+}
+
 }  // namespace
 
 extern "C" {
@@ -79,6 +91,34 @@ xgemv_status xgemv_bf16gemv_strided_batched(xgemv_handle handle, char trans, int
                                             int64_t batch_count) {
   return gemv_strided(handle, trans, m, n, alpha, A, lda, stride_a, x, incx, stride_x, beta, y,
                       incy, stride_y, batch_count);
+}
+
+xgemv_status xgemv_sgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                              const float *alpha, const float *A, int64_t lda, const float *X,
+                              int64_t ldx, const float *beta, float *Y, int64_t ldy,
+                              int64_t nrhs) {
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+}
+
+xgemv_status xgemv_dgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                              const double *alpha, const double *A, int64_t lda, const double *X,
+                              int64_t ldx, const double *beta, double *Y, int64_t ldy,
+                              int64_t nrhs) {
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+}
+
+xgemv_status xgemv_hgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                              const float *alpha, const xgemv_half *A, int64_t lda,
+                              const xgemv_half *X, int64_t ldx, const float *beta, xgemv_half *Y,
+                              int64_t ldy, int64_t nrhs) {
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+}
+
+xgemv_status xgemv_bf16gemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                 const float *alpha, const xgemv_bfloat16 *A, int64_t lda,
+                                 const xgemv_bfloat16 *X, int64_t ldx, const float *beta,
+                                 xgemv_bfloat16 *Y, int64_t ldy, int64_t nrhs) {
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
 }
 
 }  // extern "C"

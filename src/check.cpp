@@ -19,12 +19,26 @@ xgemv_status check_gemv_arguments(char trans, int64_t m, int64_t n, int64_t lda,
   return XGEMV_STATUS_SUCCESS;
 }
 
+xgemv_status check_multi_rhs_arguments(char trans, int64_t m, int64_t n, int64_t lda,
+                                       int64_t ldx, int64_t ldy, int64_t nrhs) noexcept {
+  if (const xgemv_status status = check_gemv_arguments(trans, m, n, lda, 1, 1);
+      status != XGEMV_STATUS_SUCCESS)
+    return status;
+  const bool transposed = is_transposed(trans);
+  const int64_t x_rows = transposed ? m : n, y_rows = transposed ? n : m;
+  if (ldx < std::max<int64_t>(1, x_rows)) return XGEMV_STATUS_INVALID_LDX;
+  if (ldy < std::max<int64_t>(1, y_rows)) return XGEMV_STATUS_INVALID_LDY;
+  if (nrhs < 0) return XGEMV_STATUS_INVALID_NRHS;
+  return XGEMV_STATUS_SUCCESS;
+}
+
 std::optional<CheckedProblem> check_problem(const GemvProblem &problem,
                                             xgemv_status *status) noexcept {
   *status = check_gemv_arguments(problem.trans, problem.m, problem.n, problem.a.ld,
                                  problem.x.inc, problem.y.inc);
   if (*status == XGEMV_STATUS_SUCCESS && problem.batch_count < 0)
     *status = XGEMV_STATUS_INVALID_BATCH;
+  if (*status == XGEMV_STATUS_SUCCESS && problem.rhs_count < 0) *status = XGEMV_STATUS_INVALID_NRHS;
   if (*status != XGEMV_STATUS_SUCCESS) return std::nullopt;
   return CheckedProblem(problem);
 }
@@ -49,7 +63,7 @@ bool host_scalar_is(const GemvProblem &p, const void *scalar, int value) {
 
 bool is_quick_return(const CheckedProblem &checked, bool device_scalars) noexcept {
   const GemvProblem &p = *checked;
-  if (p.m == 0 || p.n == 0 || p.batch_count == 0) return true;
+  if (p.m == 0 || p.n == 0 || p.rhs_count == 0 || p.batch_count == 0) return true;
   if (device_scalars || p.alpha == nullptr || p.beta == nullptr) return false;
   return host_scalar_is(p, p.alpha, 0) && host_scalar_is(p, p.beta, 1);
 }

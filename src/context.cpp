@@ -42,6 +42,8 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
       return XGEMV_STATUS_INVALID_VALUE;
     }
   }
+  if (const char *invariant = std::getenv("XGEMV_BATCH_INVARIANT"); invariant)
+    context->batch_invariant = invariant[0] != '\0' && invariant[0] != '0';
   int major = 0;
   cudaError_t error = cudaGetDevice(&context->device);
   if (error == cudaSuccess)
@@ -154,6 +156,19 @@ xgemv_status xgemv_get_early_start(xgemv_handle handle, int *enabled) {
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
   if (enabled == nullptr) return XGEMV_STATUS_NULL_POINTER;
   *enabled = handle->early_start ? 1 : 0;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_set_batch_invariant(xgemv_handle handle, int enabled) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  handle->batch_invariant = enabled != 0;
+  return XGEMV_STATUS_SUCCESS;
+}
+
+xgemv_status xgemv_get_batch_invariant(xgemv_handle handle, int *enabled) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (enabled == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  *enabled = handle->batch_invariant ? 1 : 0;
   return XGEMV_STATUS_SUCCESS;
 }
 

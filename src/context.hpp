@@ -14,6 +14,8 @@ struct xgemv_context {
   xgemv::kernels::SplitWorkspace workspace{};
   bool programmatic_launch = false;  // the device supports programmatic dependent launch
   bool early_start = false;          // kernels stream A before waiting for the previous kernel
+  // Single-vector calls run on the several-right-hand-side kernels (their bits for nrhs == 1).
+  bool batch_invariant = false;
   int forced_variant = -1;  // index into the variant table, or -1 for the automatic choice
   int last_variant = -1;    // the variant of the last launched call
 };

@@ -10,10 +10,13 @@ namespace {
 
 constexpr const KernelVariant *kTable = KernelVariants::kDescriptors;
 
-int choose_variant(const GemvProblem &problem, const DeviceLimits &device, LaunchPlan &plan) {
+// Several right-hand sides, and every call of a batch-invariant handle, run on the family that
+// computes several at once; other calls on the single-vector family.
+int choose_variant(const GemvProblem &problem, bool several_rhs, const DeviceLimits &device,
+                   LaunchPlan &plan) {
   int fallback = -1;
   for (int v = 0; v < KernelVariants::kCount; ++v) {
-    if (!kTable[v].implements(problem)) continue;
+    if (kTable[v].several_rhs != several_rhs || !kTable[v].implements(problem)) continue;
     if (kTable[v].suits(problem, device, plan)) return v;
     fallback = v;
   }
@@ -42,10 +45,13 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
   LaunchPlan plan;
   int variant = handle.forced_variant;
   if (variant >= 0) {
-    if (!kTable[variant].implements(problem)) return XGEMV_STATUS_NOT_SUPPORTED;
+    if (!kTable[variant].implements(problem) ||
+        (problem.rhs_count != 1 && !kTable[variant].several_rhs))
+      return XGEMV_STATUS_NOT_SUPPORTED;
     plan = kTable[variant].plan(problem, handle.limits);
   } else {
-    variant = choose_variant(problem, handle.limits, plan);
+    variant = choose_variant(problem, problem.rhs_count != 1 || handle.batch_invariant,
+                             handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
   }
   const LaunchContext context{handle.stream, handle.workspace, device_scalars,

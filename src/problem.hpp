@@ -72,12 +72,15 @@ struct MatrixOperand {
 };
 
 // A BLAS vector: the pointer is the first element in memory, also for a negative increment
-// (logical element 0 then sits at the far end).
+// (logical element 0 then sits at the far end). With several right-hand sides, vector c starts
+// ld elements after vector c - 1 (X and Y as column-major matrices: inc 1, ld the leading
+// dimension; a row-major view has inc = ld of the matrix and ld = 1).
 template <class Pointer>
 struct VectorOperand {
   Pointer data;
   int64_t inc, stride;
   const Pointer *array;
+  int64_t ld = 0;
 };
 
 struct GemvProblem {
@@ -90,6 +93,9 @@ struct GemvProblem {
   int64_t batch_count;
   // Host or device pointers (the handle's pointer mode), of the scalar type.
   const void *alpha, *beta;
+  // Right-hand sides: vectors x_c = x + c * x.ld and y_c = y + c * y.ld, c < rhs_count, all with
+  // the same A (the few-right-hand-side calls; 1 for every other form).
+  int64_t rhs_count = 1;
 
   XGEMV_HOST_DEVICE bool transposed() const { return is_transposed(trans); }
   XGEMV_HOST_DEVICE int64_t x_length() const { return transposed() ? m : n; }
@@ -124,6 +130,18 @@ GemvProblem single_problem(char trans, int64_t m, int64_t n, const TS *alpha, co
   return strided_problem(trans, m, n, alpha, a, lda, 0, x, incx, 0, beta, y, incy, 0, 1);
 }
 
+// Y := alpha*op(A)*X + beta*Y for nrhs column-major X (ldx) and Y (ldy).
+template <class TA, class TX, class TY, class TS>
+GemvProblem multi_rhs_problem(char trans, int64_t m, int64_t n, const TS *alpha, const TA *a,
+                              int64_t lda, const TX *x, int64_t ldx, const TS *beta, TY *y,
+                              int64_t ldy, int64_t nrhs) {
+  GemvProblem problem = single_problem(trans, m, n, alpha, a, lda, x, 1, beta, y, 1);
+  problem.x.ld = ldx;
+  problem.y.ld = ldy;
+  problem.rhs_count = nrhs;
+  return problem;
+}
+
 // batch_count problems whose A, x, y come from device arrays of pointers.
 template <class TA, class TX, class TY, class TS>
 GemvProblem pointer_array_problem(char trans, int64_t m, int64_t n, const TS *alpha,
@@ -149,6 +167,11 @@ GemvProblem pointer_array_problem(char trans, int64_t m, int64_t n, const TS *al
 xgemv_status check_gemv_arguments(char trans, int64_t m, int64_t n, int64_t lda, int64_t incx,
                                   int64_t incy) noexcept;
 
+// The few-right-hand-side form: trans 1, m 2, n 3, lda 6, ldx 8 (>= max(1, rows of X)), ldy 11
+// (>= max(1, rows of Y)), nrhs 12 (>= 0), first failure wins.
+xgemv_status check_multi_rhs_arguments(char trans, int64_t m, int64_t n, int64_t lda,
+                                       int64_t ldx, int64_t ldy, int64_t nrhs) noexcept;
+
 // A problem that passed check_problem: what the core accepts.
 class CheckedProblem {
  public:
@@ -167,12 +190,14 @@ class CheckedProblem {
   GemvProblem problem_;
 };
 
-// The BLAS arguments, then batch_count >= 0. On failure *status says which and nothing is kept.
+// The BLAS arguments, then batch_count >= 0 and rhs_count >= 0 (the layouts of several
+// right-hand sides are checked by their builders' callers: check_multi_rhs_arguments for the
+// C ABI, the cuBLAS rules in the drop-in). On failure *status says which and nothing is kept.
 std::optional<CheckedProblem> check_problem(const GemvProblem &problem,
                                             xgemv_status *status) noexcept;
 
 // Reference BLAS's quick return, as far as the problem alone tells: no output or no reduction
-// (m == 0, n == 0, or an empty batch), or host scalars alpha == 0 and beta == 1. Nothing is read
+// (m == 0, n == 0, no right-hand side or an empty batch), or host scalars alpha == 0 and beta == 1. Nothing is read
 // or written then. Device scalars are decided inside the kernels, with the same result.
 bool is_quick_return(const CheckedProblem &problem, bool device_scalars) noexcept;
 

@@ -18,8 +18,11 @@ const char *xgemv_status_string(xgemv_status status) {
     case XGEMV_STATUS_INVALID_M: return "invalid argument 2: m < 0";
     case XGEMV_STATUS_INVALID_N: return "invalid argument 3: n < 0";
     case XGEMV_STATUS_INVALID_LDA: return "invalid argument 6: lda < max(1, m)";
-    case XGEMV_STATUS_INVALID_INCX: return "invalid argument 8: incx == 0";
-    case XGEMV_STATUS_INVALID_INCY: return "invalid argument 11: incy == 0";
+    case XGEMV_STATUS_INVALID_INCX:
+      return "invalid argument 8: incx == 0 (gemv) or ldx < max(1, rows of X) (gemv_nrhs)";
+    case XGEMV_STATUS_INVALID_INCY:
+      return "invalid argument 11: incy == 0 (gemv) or ldy < max(1, rows of Y) (gemv_nrhs)";
+    case XGEMV_STATUS_INVALID_NRHS: return "invalid argument 12: nrhs < 0";
     case XGEMV_STATUS_INVALID_HANDLE: return "invalid handle (NULL)";
     case XGEMV_STATUS_INVALID_POINTER_MODE: return "invalid pointer mode";
     case XGEMV_STATUS_INVALID_BATCH: return "invalid batch count (< 0)";
@@ -40,6 +43,7 @@ int xgemv_status_argument(xgemv_status status) {
   switch (status) {
     case XGEMV_STATUS_INVALID_TRANS: case XGEMV_STATUS_INVALID_M: case XGEMV_STATUS_INVALID_N:
     case XGEMV_STATUS_INVALID_LDA: case XGEMV_STATUS_INVALID_INCX: case XGEMV_STATUS_INVALID_INCY:
+    case XGEMV_STATUS_INVALID_NRHS:
       return static_cast<int>(status);
     default: return 0;
   }

@@ -68,7 +68,7 @@ extern "C" {
 #endif
 
 #define XGEMV_VERSION_MAJOR 0
-#define XGEMV_VERSION_MINOR 1
+#define XGEMV_VERSION_MINOR 2
 #define XGEMV_VERSION_PATCH 0
 
 /* Status of a call. The argument errors carry the Reference BLAS argument position as their
@@ -81,6 +81,11 @@ typedef enum xgemv_status {
   XGEMV_STATUS_INVALID_LDA = 6,   /* lda < max(1, m) */
   XGEMV_STATUS_INVALID_INCX = 8,  /* incx == 0 */
   XGEMV_STATUS_INVALID_INCY = 11, /* incy == 0 */
+  /* The few-right-hand-side calls (xgemv_sgemv_nrhs, ...) put X, ldx and Y, ldy where x, incx
+   * and y, incy stand and nrhs last, so the positions stay those of gemv: */
+  XGEMV_STATUS_INVALID_LDX = 8,   /* ldx < max(1, rows of X) (same value as INVALID_INCX) */
+  XGEMV_STATUS_INVALID_LDY = 11,  /* ldy < max(1, rows of Y) (same value as INVALID_INCY) */
+  XGEMV_STATUS_INVALID_NRHS = 12, /* nrhs < 0 */
   XGEMV_STATUS_INVALID_HANDLE = 20,       /* NULL handle */
   XGEMV_STATUS_INVALID_POINTER_MODE = 21, /* mode is neither HOST nor DEVICE */
   XGEMV_STATUS_INVALID_BATCH = 22,        /* batch_count < 0 */
@@ -124,10 +129,21 @@ XGEMV_API xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer
 XGEMV_API xgemv_status xgemv_set_early_start(xgemv_handle handle, int enabled);
 XGEMV_API xgemv_status xgemv_get_early_start(xgemv_handle handle, int *enabled);
 
+/* Batch invariance, for engines whose results must not depend on how many sequences are decoded
+ * together. The few-right-hand-side calls below always compute column j of Y with the same bits
+ * whatever nrhs is and whatever the other columns hold (for the same A, lda, op and the same
+ * alignment of X and Y). With batch invariance enabled on a handle, its single-vector calls
+ * (xgemv_sgemv, ..., and the strided batches) run on the same kernels as nrhs == 1, so they give
+ * those bits too; off by default, because the single-vector kernels are faster for one vector.
+ * The environment variable XGEMV_BATCH_INVARIANT=1 enables it on every handle xgemv_create
+ * makes. */
+XGEMV_API xgemv_status xgemv_set_batch_invariant(xgemv_handle handle, int enabled);
+XGEMV_API xgemv_status xgemv_get_batch_invariant(xgemv_handle handle, int *enabled);
+
 /* A short English description of a status; never NULL. */
 XGEMV_API const char *xgemv_status_string(xgemv_status status);
 
-/* The Reference BLAS argument position a status names (1, 2, 3, 6, 8, 11), or 0. */
+/* The Reference BLAS argument position a status names (1, 2, 3, 6, 8, 11; 12 for nrhs), or 0. */
 XGEMV_API int xgemv_status_argument(xgemv_status status);
 
 /* The CUDA error behind the calling thread's last XGEMV_STATUS_CUDA_ERROR or
@@ -160,6 +176,35 @@ XGEMV_API xgemv_status xgemv_bf16gemv(xgemv_handle handle, char trans,
                                       const xgemv_bfloat16 *A, int64_t lda,
                                       const xgemv_bfloat16 *x, int64_t incx, const float *beta,
                                       xgemv_bfloat16 *y, int64_t incy);
+
+/* Few right-hand sides: Y := alpha*op(A)*X + beta*Y for nrhs vectors at once, each weight read
+ * once for all of them (the cost of one GEMV up to 16 vectors; more are computed 16 at a time).
+ * X (rows: n for 'N', m for 'T'/'C') and Y (rows: m for 'N', n otherwise) are column-major with
+ * nrhs columns and leading dimensions ldx and ldy. The gemv rules hold column by column (quick
+ * return, beta == 0 never reads Y, alpha == 0 reads neither A nor X, NaN/Inf propagate), and
+ * nrhs == 0 is a quick return. Argument order and error positions are gemv's with X, ldx and
+ * Y, ldy in place of x, incx and y, incy and nrhs appended: trans 1, m 2, n 3, lda 6, ldx 8,
+ * ldy 11, nrhs 12, checked in that order. Column j of Y is bitwise the same whatever nrhs is
+ * (see xgemv_set_batch_invariant). fp16/bf16: 16-bit storage, fp32 scalars and accumulation
+ * (the 16-bit op T kernels accumulate on the tensor cores, in fp32). */
+XGEMV_API xgemv_status xgemv_sgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                        const float *alpha, const float *A, int64_t lda,
+                                        const float *X, int64_t ldx, const float *beta, float *Y,
+                                        int64_t ldy, int64_t nrhs);
+XGEMV_API xgemv_status xgemv_dgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                        const double *alpha, const double *A, int64_t lda,
+                                        const double *X, int64_t ldx, const double *beta,
+                                        double *Y, int64_t ldy, int64_t nrhs);
+XGEMV_API xgemv_status xgemv_hgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
+                                        const float *alpha, const xgemv_half *A, int64_t lda,
+                                        const xgemv_half *X, int64_t ldx, const float *beta,
+                                        xgemv_half *Y, int64_t ldy, int64_t nrhs);
+XGEMV_API xgemv_status xgemv_bf16gemv_nrhs(xgemv_handle handle, char trans, int64_t m,
+                                           int64_t n, const float *alpha,
+                                           const xgemv_bfloat16 *A, int64_t lda,
+                                           const xgemv_bfloat16 *X, int64_t ldx,
+                                           const float *beta, xgemv_bfloat16 *Y, int64_t ldy,
+                                           int64_t nrhs);
 
 /* Kernel variants. Every call runs one variant of an ordered table, chosen from the problem's
  * shape, types and the device; these functions list the table, force a variant on a handle (for

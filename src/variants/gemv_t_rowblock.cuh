@@ -20,6 +20,7 @@ struct GemvTRowBlock {
   static constexpr int kUnroll = 4;       // independent 16-byte loads in flight per lane
   static constexpr int kOutputs = kThreads / kGroup;
   static constexpr VariantName kName = variant_name("t_rowblock", kGroup);
+  static constexpr bool kSeveralRhs = false;
 
   static bool implements(const GemvProblem &p) {
     return p.transposed() && element_bytes(p.types.a) == element_bytes(p.types.x);

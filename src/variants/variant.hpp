@@ -44,6 +44,11 @@ using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, const LaunchP
 
 struct KernelVariant {
   const char *name;
+  // The family: variants that compute several right-hand sides at once (and, in a
+  // batch-invariant handle, single vectors) or single-vector variants (rhs_count == 1 only).
+  // A several-right-hand-side variant's choice and plan never depend on rhs_count, so that each
+  // column's bits do not either.
+  bool several_rhs;
   // Whether the variant computes this problem correctly, whatever its speed: a forced variant
   // runs every problem it implements.
   bool (*implements)(const GemvProblem &problem);

@@ -18,7 +18,8 @@ template <class... Variants>
 struct VariantList {
   static constexpr int kCount = sizeof...(Variants);
   static constexpr KernelVariant kDescriptors[] = {
-      {Variants::kName.text, &Variants::implements, &Variants::plan, &Variants::suits}...};
+      {Variants::kName.text, Variants::kSeveralRhs, &Variants::implements, &Variants::plan,
+       &Variants::suits}...};
 
   template <class TA, class TX, class TY, class TS>
   static const LaunchFunction *launch_functions(TypeSet<TA, TX, TY, TS>) noexcept {
