@@ -50,8 +50,9 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
       return XGEMV_STATUS_NOT_SUPPORTED;
     plan = kTable[variant].plan(problem, handle.limits);
   } else {
-    variant = choose_variant(problem, problem.rhs_count != 1 || handle.batch_invariant,
-                             handle.limits, plan);
+    const bool several_rhs =
+        problem.rhs_count != 1 || problem.invariant_columns || handle.batch_invariant;
+    variant = choose_variant(problem, several_rhs, handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
   }
   const LaunchContext context{handle.stream, handle.workspace, device_scalars,

@@ -96,6 +96,9 @@ struct GemvProblem {
   // Right-hand sides: vectors x_c = x + c * x.ld and y_c = y + c * y.ld, c < rhs_count, all with
   // the same A (the few-right-hand-side calls; 1 for every other form).
   int64_t rhs_count = 1;
+  // Column bits independent of rhs_count: run on the several-right-hand-side kernels even for
+  // one vector (the few-right-hand-side calls, and every call of a batch-invariant handle).
+  bool invariant_columns = false;
 
   XGEMV_HOST_DEVICE bool transposed() const { return is_transposed(trans); }
   XGEMV_HOST_DEVICE int64_t x_length() const { return transposed() ? m : n; }
@@ -139,6 +142,7 @@ GemvProblem multi_rhs_problem(char trans, int64_t m, int64_t n, const TS *alpha,
   problem.x.ld = ldx;
   problem.y.ld = ldy;
   problem.rhs_count = nrhs;
+  problem.invariant_columns = true;
   return problem;
 }
 
