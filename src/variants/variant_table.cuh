@@ -6,8 +6,11 @@
 #pragma once
 
 #include "gemv_n_columns.cuh"
+#include "gemv_n_fma.cuh"
 #include "gemv_n_rows.cuh"
 #include "gemv_n_rowtile.cuh"
+#include "gemv_t_fma.cuh"
+#include "gemv_t_mma.cuh"
 #include "gemv_t_rowblock.cuh"
 #include "gemv_t_short.cuh"
 #include "type_sets.hpp"
@@ -36,6 +39,9 @@ using KernelVariants = VariantList<
     GemvTRowBlock<2>,
     // op N: at most 16 rows; at most 16 columns of a tall A; then 32-lane row tiles on up to
     // two waves, 8-lane tiles for short m or short n
-    GemvNRows, GemvNColumns, GemvNRowTile<32, 2>, GemvNRowTile<8, 1>>;
+    GemvNRows, GemvNColumns, GemvNRowTile<32, 2>, GemvNRowTile<8, 1>,
+    // several right-hand sides (and one, in a batch-invariant handle): 16-bit op T on the
+    // tensor cores, then op T and op N on the CUDA cores for every type
+    GemvTMma, GemvTFma, GemvNFma>;
 
 }  // namespace xgemv

@@ -1,0 +1,111 @@
+// What the several-right-hand-side kernels share: runs of elements loaded whole or masked, the
+// passes of at most kMaxRhsPerPass vectors, and the end of a tile (the block's warp sums added
+// in warp order, the deterministic split combine, the BLAS epilogue per vector).
+//
+// Batch invariance rests on three rules every such kernel keeps: a vector's sums never mix
+// with another vector's, the order of each vector's sum depends only on the problem's shape
+// and layout (never on rhs_count, which picks only how many vectors a kernel instance carries),
+// and a masked load adds exact zeros in the same order the whole load would.
+#pragma once
+
+#include <algorithm>
+
+#include "kernel_args.cuh"
+
+namespace xgemv::kernels {
+
+// Vectors one launch carries; more are computed in further passes, each reading A again.
+inline constexpr int kMaxRhsPerPass = 16;
+
+// kCount elements p[0], p[stride], ..., p[(kCount - 1) * stride], as one vector load (stride 1,
+// aligned: `whole`) or element by element, those at index >= `valid` read as zero. kStreaming
+// marks A (read once, evict first); x is cached.
+template <int kCount, bool kStreaming, class T>
+__device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t valid, bool whole,
+                                         T (&out)[kCount]) {
+  constexpr int kBytes = kCount * int(sizeof(T));
+  static_assert(kBytes == 8 || kBytes % 16 == 0);
+  if (whole) {
+    if constexpr (kBytes == 8) {
+      const int2 raw = kStreaming ? __ldcs(reinterpret_cast<const int2 *>(p))
+                                  : __ldg(reinterpret_cast<const int2 *>(p));
+      memcpy(out, &raw, sizeof(raw));
+    } else {
+#pragma unroll
+      for (int q = 0; q < kBytes / 16; ++q) {
+        const int4 raw = kStreaming ? __ldcs(reinterpret_cast<const int4 *>(p) + q)
+                                    : __ldg(reinterpret_cast<const int4 *>(p) + q);
+        memcpy(reinterpret_cast<char *>(out) + 16 * q, &raw, sizeof(raw));
+      }
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < kCount; ++e) out[e] = e < valid ? p[e * stride] : T(0.0f);
+  }
+}
+
+// Whether p .. p + bytes - 1 can be one vector load.
+__device__ __forceinline__ bool is_aligned_to(const void *p, int bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & uintptr_t(bytes - 1)) == 0;
+}
+
+// Whether every vector's start is aligned like `base` for loads of `bytes` (ld elements apart).
+template <class T>
+__device__ __forceinline__ bool vectors_aligned(const T *base, int64_t ld, int bytes) {
+  return is_aligned_to(base, bytes) && (ld * int64_t(sizeof(T))) % bytes == 0;
+}
+
+// The end of a tile of kOutputs outputs x kMaxRhsPerPass vectors (value i = vector i /
+// kOutputs, output i % kOutputs). On entry warp_sums[w] holds warp w's sums; they are added in
+// warp order, combined across splits, and stored for the outputs [first_output, output_count)
+// and vectors [0, vectors): y of output o, vector c at y + o * inc + c * ld. Every thread of
+// the block calls it.
+template <int kOutputs, int kWarps, int kThreads, class TY, class S>
+__device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64_t tile,
+                                                S (&warp_sums)[kWarps][kOutputs * kMaxRhsPerPass],
+                                                S (&tile_sums)[kOutputs * kMaxRhsPerPass],
+                                                TY *y, int64_t first_output, int64_t vectors,
+                                                S alpha, S beta) {
+  constexpr int kValues = kOutputs * kMaxRhsPerPass;
+  const GemvProblem &p = args.problem;
+  __syncthreads();
+  for (int i = threadIdx.x; i < kValues; i += kThreads) {
+    S sum = warp_sums[0][i];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) sum += warp_sums[w][i];
+    tile_sums[i] = sum;
+  }
+  __syncthreads();
+  if (args.split.count == 1 ||
+      combine_splits<kValues, kThreads>(args.workspace, tile, args.split.count, int(blockIdx.y),
+                                        tile_sums)) {
+    for (int i = threadIdx.x; i < kValues; i += kThreads) {
+      const int64_t c = i / kOutputs, o = first_output + i % kOutputs;
+      if (c < vectors && o < p.y_length())
+        store_output(y + o * p.y.inc + c * p.y.ld, tile_sums[i], alpha, beta);
+    }
+  }
+  __syncthreads();  // the sums are reused by the next batch item
+}
+
+}  // namespace xgemv::kernels
+
+namespace xgemv {
+
+// Runs launch_pass(pass) for every kernels::kMaxRhsPerPass vectors of the problem (the vectors
+// of each pass starting at x + c0 * x.ld, y + c0 * y.ld), in order, on the same stream.
+template <class TX, class TY, class LaunchPass>
+cudaError_t for_each_rhs_pass(const GemvProblem &problem, LaunchPass &&launch_pass) {
+  for (int64_t c0 = 0; c0 < problem.rhs_count; c0 += kernels::kMaxRhsPerPass) {
+    GemvProblem pass = problem;
+    pass.rhs_count = std::min<int64_t>(kernels::kMaxRhsPerPass, problem.rhs_count - c0);
+    if (c0 > 0) {
+      pass.x.data = static_cast<const TX *>(problem.x.data) + c0 * problem.x.ld;
+      pass.y.data = static_cast<TY *>(problem.y.data) + c0 * problem.y.ld;
+    }
+    if (const cudaError_t error = launch_pass(pass); error != cudaSuccess) return error;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace xgemv
