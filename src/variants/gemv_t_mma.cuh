@@ -14,13 +14,16 @@
 
 namespace xgemv {
 
-struct GemvTMma {
-  static constexpr int kWarps = 4;
+// kWarps warps per block on the same outputs, kUnroll chunks in flight per lane, kBlocksPerSm
+// resident blocks the launch bounds ask for.
+template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
+struct GemvTMmaTile {
+  static constexpr int kWarps = kWarpsPerBlock;
   static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (128 registers)
-  static constexpr int kOutputs = 16;     // the mma's 16-row side
-  static constexpr int kChunk = 32;       // reduction elements per lane quad: 4 lanes x 8
-  static constexpr int kUnroll = 4;       // chunks in flight per lane
+  static constexpr int kBlocksPerSm = kResidentBlocks;
+  static constexpr int kOutputs = 16;  // the mma's 16-row side
+  static constexpr int kChunk = 32;    // reduction elements per lane quad: 4 lanes x 8
+  static constexpr int kUnroll = kChunksInFlight;
   static constexpr VariantName kName = variant_name("t_mma", kernels::kMaxRhsPerPass);
   static constexpr bool kSeveralRhs = true;
 
@@ -40,7 +43,7 @@ struct GemvTMma {
   }
 
   static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = GemvTMma::plan(p, device);
+    plan = GemvTMmaTile::plan(p, device);
     return true;
   }
 
@@ -83,10 +86,9 @@ __device__ __forceinline__ void load_words(const T *p, int64_t stride, int64_t v
 }
 
 // kGroups 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
-template <class TA, class TY, class S, int kGroups>
-__global__ void __launch_bounds__(GemvTMma::kThreads, GemvTMma::kBlocksPerSm)
+template <class TA, class TY, class S, class Variant, int kGroups>
+__global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     gemv_t_mma(const KernelArgs<S> args) {
-  using Variant = GemvTMma;
   constexpr int kWarps = Variant::kWarps, kUnroll = Variant::kUnroll;
   constexpr int kOutputs = Variant::kOutputs, kChunk = Variant::kChunk;
   constexpr int64_t kWarpStep = int64_t(kChunk) * kUnroll;
@@ -167,19 +169,23 @@ __global__ void __launch_bounds__(GemvTMma::kThreads, GemvTMma::kBlocksPerSm)
 
 }  // namespace kernels
 
+template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
 template <class TA, class TX, class TY, class S>
-cudaError_t GemvTMma::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                             const LaunchContext &context) {
+cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::launch(
+    const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
   if constexpr (std::is_same_v<TA, TX> &&
                 (std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16>)) {
     return for_each_rhs_pass<TX, TY>(problem, [&](const GemvProblem &pass) {
-      return kernels::launch_kernel(pass.rhs_count <= 8 ? &kernels::gemv_t_mma<TA, TY, S, 1>
-                                                        : &kernels::gemv_t_mma<TA, TY, S, 2>,
+      return kernels::launch_kernel(pass.rhs_count <= 8
+                                        ? &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 1>
+                                        : &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 2>,
                                     pass, plan, context);
     });
   } else {
     return cudaErrorNotSupported;  // not implemented for these types: never chosen
   }
 }
+
+using GemvTMma = GemvTMmaTile<4, 4, 4>;
 
 }  // namespace xgemv
