@@ -2,6 +2,7 @@
 // against x in 16-byte steps, kUnroll independent loads in flight per lane.
 #pragma once
 
+#include "early_stage.cuh"
 #include "elements.cuh"
 
 namespace xgemv::kernels {
@@ -16,16 +17,6 @@ enum class XAccess { kAligned, kShifted, kStrided };
 template <class TA>
 __device__ __forceinline__ int64_t vector_steps_end(XAccess x_access, int64_t k1) {
   return x_access == XAccess::kShifted ? k1 - kElemsPer16B<TA> : k1;
-}
-
-// The A loads of the unrolled step at k: kUnroll 16-byte loads per lane, kGroup lanes apart.
-template <int kGroup, int kUnroll, class TA>
-__device__ __forceinline__ void load_a_step(const TA *column, int64_t k, int lane,
-                                            int4 (&a_raw)[kUnroll]) {
-  constexpr int kElems = kElemsPer16B<TA>;
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
-    a_raw[u] = load16_streaming(column + k + (int64_t(u) * kGroup + lane) * kElems);
 }
 
 // The x of the unrolled step at k, as dot_column reads it.
@@ -86,6 +77,58 @@ __device__ __forceinline__ S dot_column(const TA *column, const TX *x, int64_t i
     }
   }
   return acc;
+}
+
+// Early start: how many of the first kSteps iterations of dot_column's unrolled loop from k
+// end at or before vector_end: the steps early start stages, and then consumes.
+template <int kGroup, int kUnroll, int kSteps, class TA>
+__device__ __forceinline__ int staged_a_steps(int64_t k, int64_t vector_end) {
+  constexpr int64_t kStep = int64_t(kGroup) * kElemsPer16B<TA>;
+  int steps = 0;
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) steps += k + (s + 1) * kUnroll * kStep <= vector_end;
+  return steps;
+}
+
+// Copies the A of those steps (k 16-byte aligned) into the stage, step s load u in slot
+// s * kUnroll + u.
+template <int kThreads, int kGroup, int kUnroll, int kSteps, class TA>
+__device__ __forceinline__ void stage_a_steps(EarlyStage<kThreads, kSteps * kUnroll> &stage,
+                                              int steps, const TA *column, int64_t k, int lane) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  constexpr int64_t kStep = int64_t(kGroup) * kElems;
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    if (s >= steps) break;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      stage.stage(s * kUnroll + u, column + k + (s * kUnroll + u) * kStep + lane * kElems);
+  }
+  commit_staged();
+}
+
+// The staged steps consumed exactly as dot_column's loop would consume them (same x loads,
+// same accumulate_step order, so the same bits). Returns the k from which dot_column continues.
+// One step at a time: unrolled, the steps' loads would raise the register pressure of the
+// whole kernel.
+template <int kThreads, int kGroup, int kUnroll, int kSteps, class TA, class TX, class S>
+__device__ __forceinline__ int64_t accumulate_staged_steps(
+    const EarlyStage<kThreads, kSteps * kUnroll> &stage, int steps, const TX *x, int64_t incx,
+    XAccess x_access, int64_t k, int lane, S &acc) {
+  static_assert(sizeof(TA) == sizeof(TX));
+  constexpr int64_t kStep = int64_t(kGroup) * kElemsPer16B<TA>;
+#pragma unroll 1
+  for (int s = 0; s < steps; ++s) {
+    const int64_t ks = k + s * kUnroll * kStep;
+    int4 x_raw[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      x_raw[u] = load_x_at<kGroup, TA>(x, incx, x_access, ks + u * kStep, lane);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      accumulate_step<TA, TX>(acc, stage.staged(s * kUnroll + u), x_raw[u]);
+  }
+  return k + steps * kUnroll * kStep;
 }
 
 // Elements before p reaches a 16-byte boundary (p itself is element-aligned).

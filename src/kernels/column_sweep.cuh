@@ -3,6 +3,7 @@
 // each column scaled by its (broadcast) x element.
 #pragma once
 
+#include "early_stage.cuh"
 #include "elements.cuh"
 
 namespace xgemv::kernels {
@@ -32,21 +33,6 @@ __device__ __forceinline__ int4 load_tile_column(const TA *tile, int64_t lda, in
     }
     return pack16(a);
   }
-}
-
-// Whether the column slot's first unrolled step over [c0, c1) is a full one, and then its A
-// (early start loads it before the kernel waits for its predecessor).
-template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, class TA>
-__device__ __forceinline__ bool load_first_columns(const TA *tile, int64_t lda, int64_t c0,
-                                                   int64_t c1, int64_t rows_left, int row_lane,
-                                                   int slot, int4 (&a_raw)[kUnroll]) {
-  constexpr int kSlots = kBlockThreads / kRowThreads;
-  const int64_t j = c0 + slot;
-  if (j + (kUnroll - 1) * kSlots >= c1) return false;
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
-    a_raw[u] = load_tile_column<kVector, kRowThreads>(tile, lda, j + u * kSlots, rows_left, row_lane);
-  return true;
 }
 
 // acc[e] += A[row e, j] * x[j] for one column's 16 bytes (the one summation order of every path,
@@ -84,6 +70,59 @@ __device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, 
     for (int u = 0; u < kUnroll; ++u) accumulate_column<TA>(acc, a_raw[u], xv[u]);
   }
   for (; j < c1; j += kSlots) accumulate_column<TA>(acc, load_column(j), to_acc(__ldg(x + j * incx)));
+}
+
+// Early start (vector tiles only): how many of the first kSteps iterations of
+// accumulate_columns' unrolled loop over [c0, c1) are full ones for this column slot: the steps
+// early start stages, and then consumes.
+template <int kBlockThreads, int kRowThreads, int kUnroll, int kSteps>
+__device__ __forceinline__ int staged_column_steps(int64_t c0, int64_t c1, int slot) {
+  constexpr int kSlots = kBlockThreads / kRowThreads;
+  int steps = 0;
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s)
+    steps += c0 + slot + int64_t(s) * kUnroll * kSlots + (kUnroll - 1) * kSlots < c1;
+  return steps;
+}
+
+// Copies the A of those steps into the stage (vector path), step s column u in slot
+// s * kUnroll + u.
+template <int kBlockThreads, int kRowThreads, int kUnroll, int kSteps, class TA>
+__device__ __forceinline__ void stage_first_columns(
+    EarlyStage<kBlockThreads, kSteps * kUnroll> &stage, int steps, const TA *tile, int64_t lda,
+    int64_t c0, int row_lane, int slot) {
+  constexpr int kSlots = kBlockThreads / kRowThreads;
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    if (s >= steps) break;
+    const int64_t j = c0 + slot + int64_t(s) * kUnroll * kSlots;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      stage.stage(s * kUnroll + u, tile + (j + u * kSlots) * lda + row_lane * kElemsPer16B<TA>);
+  }
+  commit_staged();
+}
+
+// The staged steps consumed exactly as accumulate_columns' loop would consume them (same x
+// loads, same accumulate_column order, so the same bits). Returns the c0 from which
+// accumulate_columns continues. One step at a time: unrolled, the steps' loads would raise the
+// register pressure of the whole kernel.
+template <int kBlockThreads, int kRowThreads, int kUnroll, int kSteps, class TA, class TX, class S>
+__device__ __forceinline__ int64_t accumulate_staged_columns(
+    const EarlyStage<kBlockThreads, kSteps * kUnroll> &stage, int steps, const TX *x,
+    int64_t incx, int64_t c0, int slot, S (&acc)[kElemsPer16B<TA>]) {
+  constexpr int kSlots = kBlockThreads / kRowThreads;
+#pragma unroll 1
+  for (int s = 0; s < steps; ++s) {
+    const int64_t j = c0 + slot + int64_t(s) * kUnroll * kSlots;
+    S xv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      accumulate_column<TA>(acc, stage.staged(s * kUnroll + u), xv[u]);
+  }
+  return c0 + int64_t(steps) * kUnroll * kSlots;
 }
 
 }  // namespace xgemv::kernels

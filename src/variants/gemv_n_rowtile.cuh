@@ -18,6 +18,9 @@ struct GemvNRowTile {
   static constexpr int kThreads = 256;
   static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
   static constexpr int kUnroll = 4;       // columns in flight per column slot
+  // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
+  // x kUnroll each: 16 KiB a step; two keep a block under 42 KiB, four blocks still fit an SM).
+  static constexpr int kEarlySteps = 2;
   static constexpr int kSlots = kThreads / kRowThreads;
   static_assert(kThreads % kRowThreads == 0);
   static constexpr VariantName kName = variant_name("n_rowtile", kRowThreads);
@@ -92,23 +95,26 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     return vector_lda && rows_left >= kRows && is_aligned16(tile);
   };
 
-  // Early start: the first batch item's first unrolled step of A is loaded before the wait (A
-  // only: x, y, the scalars and pointer arrays may still be written by the kernel before this
-  // one). Host alpha == 0 reads no A at all.
-  int4 first_a[kUnroll];
-  bool first_loaded = false;
+  // Early start: the first batch item's first kEarlySteps unrolled steps of A (full, aligned
+  // tiles only) are copied to shared memory before the wait (A only: x, y, the scalars and
+  // pointer arrays may still be written by the kernel before this one). Host alpha == 0 reads
+  // no A at all. The false instance never uses the stage, which then takes no shared memory.
+  constexpr int kEarlySteps = Variant::kEarlySteps;
+  __shared__ EarlyStage<Variant::kThreads, kEarlySteps * kUnroll> stage;
+  int staged_steps = 0;
   if constexpr (kEarlyStart) {
     const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
     if (may_read_a && !p.pointer_arrays() && blockIdx.z < p.batch_count) {
       const TA *tile = matrix_of<TA>(p, blockIdx.z) + r0;
-      first_loaded =
-          vector_tile(tile)
-              ? load_first_columns<true, Variant::kThreads, kRowThreads, kUnroll>(
-                    tile, p.a.ld, c0, c1, rows_left, row_lane, slot, first_a)
-              : load_first_columns<false, Variant::kThreads, kRowThreads, kUnroll>(
-                    tile, p.a.ld, c0, c1, rows_left, row_lane, slot, first_a);
+      if (vector_tile(tile)) {
+        staged_steps = staged_column_steps<Variant::kThreads, kRowThreads, kUnroll, kEarlySteps>(
+            c0, c1, slot);
+        stage_first_columns<Variant::kThreads, kRowThreads, kUnroll, kEarlySteps>(
+            stage, staged_steps, tile, p.a.ld, c0, row_lane, slot);
+      }
     }
     wait_for_predecessor();
+    wait_staged();
   }
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
@@ -122,24 +128,22 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 #pragma unroll
     for (int e = 0; e < kElems; ++e) acc[e] = S(0);
     if (alpha != S(0)) {
-      // An early start's loaded step is consumed here, outside the loop of accumulate_columns.
-      int64_t start = c0;
-      if constexpr (kEarlyStart) {
-        if (first_loaded && b == blockIdx.z) {
-          S xv[kUnroll];
-#pragma unroll
-          for (int u = 0; u < kUnroll; ++u) xv[u] = to_acc(__ldg(x + (c0 + slot + u * kSlots) * p.x.inc));
-#pragma unroll
-          for (int u = 0; u < kUnroll; ++u) accumulate_column<TA>(acc, first_a[u], xv[u]);
-          start += kUnroll * kSlots;
+      if (vector_ok) {
+        // An early start's staged steps are consumed first, outside the loop of
+        // accumulate_columns. Here, not before the branch: a consumed step shared by both paths
+        // made the masked path's loop spill.
+        int64_t start = c0;
+        if constexpr (kEarlyStart) {
+          if (b == blockIdx.z)
+            start = accumulate_staged_columns<Variant::kThreads, kRowThreads, kUnroll, kEarlySteps,
+                                              TA>(stage, staged_steps, x, p.x.inc, c0, slot, acc);
         }
-      }
-      if (vector_ok)
         accumulate_columns<true, Variant::kThreads, kRowThreads, kUnroll>(
             tile, p.a.ld, x, p.x.inc, start, c1, rows_left, row_lane, slot, acc);
-      else
+      } else {
         accumulate_columns<false, Variant::kThreads, kRowThreads, kUnroll>(
-            tile, p.a.ld, x, p.x.inc, start, c1, rows_left, row_lane, slot, acc);
+            tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, acc);
+      }
     }
 #pragma unroll
     for (int e = 0; e < kElems; ++e)

@@ -18,6 +18,9 @@ struct GemvTRowBlock {
   static constexpr int kThreads = 256;
   static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
   static constexpr int kUnroll = 4;       // independent 16-byte loads in flight per lane
+  // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
+  // x kUnroll each: 16 KiB a step; two keep a block under 36 KiB, four blocks still fit an SM).
+  static constexpr int kEarlySteps = 2;
   static constexpr int kOutputs = kThreads / kGroup;
   static constexpr VariantName kName = variant_name("t_rowblock", kGroup);
   static constexpr bool kSeveralRhs = false;
@@ -58,7 +61,6 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
   using Variant = GemvTRowBlock<kGroup>;
   constexpr int kOutputs = Variant::kOutputs;
   constexpr int kUnroll = Variant::kUnroll;
-  constexpr int64_t kStep = int64_t(kGroup) * kElemsPer16B<TA>;
   begin_kernel<kEarlyStart>();
   const GemvProblem &p = args.problem;
 
@@ -89,22 +91,25 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
     return Reduction{column, x, head, x_access};
   };
 
-  // Early start: the first batch item's first unrolled step of A is loaded before the wait (A
-  // only: x, y, the scalars and pointer arrays may still be written by the kernel before this
-  // one). Host alpha == 0 reads no A at all.
-  // Half an unrolled step: the loads stay in registers across the wait without spilling.
-  constexpr int kEarlyLoads = kUnroll / 2;
-  int4 first_a[kEarlyLoads];
-  bool first_loaded = false;
+  // Early start: the first batch item's first kEarlySteps unrolled steps of A are copied to
+  // shared memory before the wait (A only: x, y, the scalars and pointer arrays may still be
+  // written by the kernel before this one). Host alpha == 0 reads no A at all. The false
+  // instance never uses the stage, which then takes no shared memory.
+  constexpr int kEarlySteps = Variant::kEarlySteps;
+  __shared__ EarlyStage<Variant::kThreads, kEarlySteps * kUnroll> stage;
+  int staged_steps = 0;
   if constexpr (kEarlyStart) {
     const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
     if (may_read_a && has_output && !p.pointer_arrays() && blockIdx.z < p.batch_count) {
       const Reduction r = reduction_of(blockIdx.z);
       const int64_t start = k0 + r.head;
-      first_loaded = start + kUnroll * kStep <= vector_steps_end<TA>(r.x_access, k1);
-      if (first_loaded) load_a_step<kGroup, kEarlyLoads>(r.column, start, lane, first_a);
+      staged_steps = staged_a_steps<kGroup, kUnroll, kEarlySteps, TA>(
+          start, vector_steps_end<TA>(r.x_access, k1));
+      stage_a_steps<Variant::kThreads, kGroup, kUnroll, kEarlySteps>(stage, staged_steps, r.column,
+                                                                     start, lane);
     }
     wait_for_predecessor();
+    wait_staged();
   }
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
@@ -114,24 +119,14 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
     S dot = S(0);
     if (alpha != S(0) && has_output) {
       const Reduction r = reduction_of(b);
-      // The 16-byte steps first (an early start's loaded step is consumed at once, outside the
-      // loop of dot_column), then the peeled head; the sum head + steps is the same either way.
+      // The 16-byte steps first (an early start's staged steps are consumed at once, outside
+      // the loop of dot_column), then the peeled head; the sum head + steps is the same either way.
       int64_t start = k0 + r.head;
       S steps = S(0);
       if constexpr (kEarlyStart) {
-        if (first_loaded && b == blockIdx.z) {
-          int4 a_raw[kUnroll], x_raw[kUnroll];
-#pragma unroll
-          for (int u = 0; u < kUnroll; ++u) {
-            a_raw[u] = u < kEarlyLoads ? first_a[u < kEarlyLoads ? u : 0]
-                                       : load16_streaming(r.column + start + u * kStep +
-                                                          lane * kElemsPer16B<TA>);
-            x_raw[u] = load_x_at<kGroup, TA>(r.x, p.x.inc, r.x_access, start + u * kStep, lane);
-          }
-#pragma unroll
-          for (int u = 0; u < kUnroll; ++u) accumulate_step<TA, TX>(steps, a_raw[u], x_raw[u]);
-          start += kUnroll * kStep;
-        }
+        if (b == blockIdx.z)
+          start = accumulate_staged_steps<Variant::kThreads, kGroup, kUnroll, kEarlySteps, TA>(
+              stage, staged_steps, r.x, p.x.inc, r.x_access, start, lane, steps);
       }
       steps = dot_column<kGroup, kUnroll, TA, TX, S>(r.column, r.x, p.x.inc, r.x_access, start,
                                                      k1, lane, steps);
