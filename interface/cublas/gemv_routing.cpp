@@ -68,8 +68,12 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
     *reason = "empty GEMM (m, n or k <= 0)";
     return std::nullopt;
   }
-  if (m != 1 && n != 1) {
-    *reason = "a GEMM (C is neither one row nor one column)";
+  // Where the vectors are: in the columns of C (the matrix is A) or in its rows (the matrix is
+  // B). One vector first, either way (the single-vector kernels), then the columns, then the
+  // rows.
+  const bool columns = n == 1 || (m != 1 && n <= kMaxGemmVectors);
+  if (!columns && m > kMaxGemmVectors) {
+    *reason = "a GEMM (C has more than 16 rows and more than 16 columns)";
     return std::nullopt;
   }
   const bool a_plain = trans_a == 'N', b_plain = trans_b == 'N';
@@ -79,15 +83,25 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
     *reason = "invalid GEMM leading dimension";
     return std::nullopt;
   }
+  // x_r = x + r*ldx and y_r = c + r*ldy, r < count, with elements inc apart.
   const auto gemv = [&](char trans, int64_t rows, int64_t cols, const void *matrix, int64_t ld,
-                        const void *vector, int64_t incx, int64_t incy) {
-    return GemvProblem{types,  trans, rows, cols, {matrix, ld, 0, nullptr}, {vector, incx, 0, nullptr},
-                       {c, incy, 0, nullptr}, 1, alpha, beta};
+                        const void *x, int64_t incx, int64_t ldx, int64_t incy, int64_t ldy,
+                        int64_t count) {
+    GemvProblem problem{types,  trans, rows, cols, {matrix, ld, 0, nullptr}, {x, incx, 0, nullptr},
+                        {c, incy, 0, nullptr}, 1, alpha, beta};
+    problem.x.ld = ldx;
+    problem.y.ld = ldy;
+    problem.rhs_count = count;
+    return problem;
   };
-  // C is a column: y = op(A) * (column 0 of op(B)); that column of B^T is row 0 of B.
-  if (n == 1) return gemv(a_plain ? 'N' : 'T', rows_a, a_plain ? k : m, a, lda, b, b_plain ? 1 : ldb, 1);
-  // C is a row (stride ldc): y = op(B)^T * (row 0 of op(A)); that row of A is strided by lda.
-  return gemv(b_plain ? 'T' : 'N', rows_b, b_plain ? n : k, b, ldb, a, a_plain ? lda : 1, ldc);
+  // Columns of C: y_j = op(A) * (column j of op(B)); column j of B^T is row j of B.
+  if (columns)
+    return gemv(a_plain ? 'N' : 'T', rows_a, a_plain ? k : m, a, lda, b, b_plain ? 1 : ldb,
+                b_plain ? ldb : 1, 1, ldc, n);
+  // Rows of C (C^T = op(B)^T op(A)^T): y_i = op(B)^T * (row i of op(A)), y_i row i of C (inc
+  // ldc); row i of A is strided by lda, row i of A^T is column i of A.
+  return gemv(b_plain ? 'T' : 'N', rows_b, b_plain ? n : k, b, ldb, a, a_plain ? lda : 1,
+              a_plain ? 1 : lda, ldc, 1, m);
 }
 
 Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,

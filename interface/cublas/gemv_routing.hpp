@@ -58,10 +58,20 @@ Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int
 
 // --- GEMMs that are a GEMV ----------------------------------------------------------------------
 
-// C (m x n) = alpha*op(A)*op(B) + beta*C as a GEMV on one of the operands, when C is one column
-// (n == 1: the matrix is A, the vector a column of op(B)) or one row (m == 1: the matrix is B,
-// the vector a row of op(A)) and the call is a valid GEMM with m, n, k > 0 (k == 0 scales C,
-// which a GEMV of length 0 would not do). y is C; the problem is not checked yet.
+// The most vectors a GEMM-as-GEMV carries (the several-right-hand-side kernels read the matrix
+// once for up to that many).
+inline constexpr int64_t kMaxGemmVectors = 16;
+
+// C (m x n) = alpha*op(A)*op(B) + beta*C as one GEMV problem of rhs_count vectors, when the call
+// is a valid GEMM with m, n, k > 0 (k == 0 scales C, which a GEMV of length 0 would not do) and
+// C is, in this order of preference:
+//  - one column (n == 1): the matrix is A, the vector column 0 of op(B);
+//  - one row (m == 1): the matrix is B, the vector row 0 of op(A), y row 0 of C (inc ldc);
+//  - 2..kMaxGemmVectors columns: the matrix is A, the vectors the n columns of op(B) (op N:
+//    inc 1, ld ldb; op T: inc ldb, ld 1), y the columns of C (inc 1, ld ldc);
+//  - 2..kMaxGemmVectors rows (C^T = op(B)^T op(A)^T): the matrix is B, the vectors the m rows
+//    of op(A) (op N: inc lda, ld 1; op T: inc 1, ld lda), y the rows of C (inc ldc, ld 1).
+// y is C; the problem is not checked yet.
 std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
                                         int64_t m, int64_t n, int64_t k, const void *alpha,
                                         const void *a, int64_t lda, const void *b, int64_t ldb,

@@ -10,10 +10,11 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-// "T m=64 n=32 batch=1 t_rowblock_32", for the log.
+// "T m=64 n=32 batch=1 nrhs=4 t_rowblock_32" (nrhs: the vectors of each problem), for the log.
 void describe(const GemvProblem &p, const char *variant, char *text, std::size_t size) {
-  std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld %s", p.trans, static_cast<long long>(p.m),
-                static_cast<long long>(p.n), static_cast<long long>(p.batch_count),
+  std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld nrhs=%lld %s", p.trans,
+                static_cast<long long>(p.m), static_cast<long long>(p.n),
+                static_cast<long long>(p.batch_count), static_cast<long long>(p.rhs_count),
                 variant ? variant : "no launch");
 }
 
@@ -42,7 +43,7 @@ ServeResult serve(const char *entry, cublasHandle_t handle, const CheckedProblem
   switch (status) {
     case XGEMV_STATUS_SUCCESS:
       if (logging_enabled()) {
-        char text[128];
+        char text[160];
         describe(*problem, variant, text, sizeof text);
         log_call(entry, "xgemv", text);
       }

@@ -5,8 +5,9 @@
 ! address, or a pointer from cudaMalloc bound through iso_c_binding. The handle is a type(c_ptr).
 ! alpha and beta are type(c_ptr) too: c_loc of host variables (TARGET) in
 ! XGEMV_POINTER_MODE_HOST, device addresses in XGEMV_POINTER_MODE_DEVICE. Sizes, leading
-! dimensions, increments, strides and batch counts are integer(c_int64_t). Every function
-! returns an xgemv status (XGEMV_STATUS_*); argument errors carry the BLAS argument position.
+! dimensions, increments, strides, batch counts and right-hand-side counts are
+! integer(c_int64_t). Every function returns an xgemv status (XGEMV_STATUS_*); argument errors
+! carry the BLAS argument position.
 !
 !   use xgemv
 !   type(c_ptr) :: handle
@@ -27,6 +28,11 @@ module xgemv
   integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDA = 6
   integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_INCX = 8
   integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_INCY = 11
+  ! The few-right-hand-side calls (xgemv_?gemv_nrhs): X, ldx and Y, ldy stand where x, incx and
+  ! y, incy stand in gemv, so ldx and ldy errors share the incx and incy values.
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDX = 8
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDY = 11
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_NRHS = 12
   integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_HANDLE = 20
   integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_POINTER_MODE = 21
   integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_BATCH = 22
@@ -42,11 +48,13 @@ module xgemv
 
   public :: xgemv_create, xgemv_destroy, xgemv_set_stream, xgemv_get_stream
   public :: xgemv_set_pointer_mode, xgemv_get_pointer_mode
+  public :: xgemv_set_batch_invariant, xgemv_get_batch_invariant
   public :: xgemv_status_string, xgemv_status_argument, xgemv_last_cuda_error
   public :: xgemv_cuda_error_string, xgemv_status_message, xgemv_cuda_error_message
   public :: xgemv_sgemv, xgemv_dgemv, xgemv_hgemv, xgemv_bf16gemv
   public :: xgemv_sgemv_strided_batched, xgemv_dgemv_strided_batched
   public :: xgemv_hgemv_strided_batched, xgemv_bf16gemv_strided_batched
+  public :: xgemv_sgemv_nrhs, xgemv_dgemv_nrhs, xgemv_hgemv_nrhs, xgemv_bf16gemv_nrhs
 
   interface
     integer(c_int) function xgemv_create(handle) bind(C, name="xgemv_create")
@@ -82,6 +90,22 @@ module xgemv
       import :: c_int, c_ptr
       type(c_ptr), value :: handle
       integer(c_int), intent(out) :: mode
+    end function
+
+    ! Batch invariance (enabled /= 0): the handle's single-vector calls give the bits of column j
+    ! of a few-right-hand-side call. XGEMV_BATCH_INVARIANT=1 enables it at xgemv_create.
+    integer(c_int) function xgemv_set_batch_invariant(handle, enabled) &
+        bind(C, name="xgemv_set_batch_invariant")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), value :: enabled
+    end function
+
+    integer(c_int) function xgemv_get_batch_invariant(handle, enabled) &
+        bind(C, name="xgemv_get_batch_invariant")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: enabled
     end function
 
     ! A C string; xgemv_status_message gives it as a Fortran string.
@@ -135,6 +159,40 @@ module xgemv
       type(c_ptr), value :: handle, alpha, a, x, beta, y
       character(kind=c_char), value :: trans
       integer(c_int64_t), value :: m, n, lda, incx, incy
+    end function
+
+    ! Few right-hand sides: Y := alpha*op(A)*X + beta*Y for nrhs column-major vectors, X with
+    ! leading dimension ldx, Y with ldy (argument errors: ldx 8, ldy 11, nrhs 12).
+    integer(c_int) function xgemv_sgemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, beta, &
+                                             y, ldy, nrhs) bind(C, name="xgemv_sgemv_nrhs")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
+    end function
+
+    integer(c_int) function xgemv_dgemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, beta, &
+                                             y, ldy, nrhs) bind(C, name="xgemv_dgemv_nrhs")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
+    end function
+
+    integer(c_int) function xgemv_hgemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, beta, &
+                                             y, ldy, nrhs) bind(C, name="xgemv_hgemv_nrhs")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
+    end function
+
+    integer(c_int) function xgemv_bf16gemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, &
+        beta, y, ldy, nrhs) bind(C, name="xgemv_bf16gemv_nrhs")
+      import :: c_int, c_int64_t, c_ptr, c_char
+      type(c_ptr), value :: handle, alpha, a, x, beta, y
+      character(kind=c_char), value :: trans
+      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
     end function
 
     ! batch_count problems of one shape in one launch: problem b uses a + b*stride_a,

@@ -11,7 +11,9 @@
 // that are not a GEMV, other compute types) are compared, status and result, with the real
 // cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
 // cuBLAS's own behaviour. Covered: {S,D}gemv_v2[_64], the six {S,D,HSH,HSS,TST,TSS} types in
-// gemvBatched / gemvStridedBatched [_64], GemmEx[_64] and Sgemm_v2[_64] of one row / column,
+// gemvBatched / gemvStridedBatched [_64], GemmEx[_64] and Sgemm_v2 with C of one row / column
+// and of 2..16 columns or rows (one problem of several vectors: its log line names them, and its
+// result is compared with cuBLAS's too),
 // device-pointer scalars, a non-default stream (the call must wait behind work queued on it),
 // CUDA graph capture, cublasDestroy_v2. Exits 77 without a GPU. XGEMV_TEST_PROFILE=sanitizer
 // (runs under compute-sanitizer, which serialises device work) leaves out the one check that
@@ -74,11 +76,15 @@ Function real_cublas(const char *name) {
   return reinterpret_cast<Function>(library != nullptr ? dlsym(library, name) : nullptr);
 }
 
-// Captures stderr around one call and checks who served it, by the run's expectation.
+// Captures stderr around one call and checks who served it, by the run's expectation; a call
+// xgemv serves must log `detail` too (e.g. " nrhs=4 ") when given.
 class ServedBy {
  public:
-  ServedBy(std::string entry, bool valid_blas, std::string context)
-      : entry_(std::move(entry)), valid_blas_(valid_blas), context_(std::move(context)) {
+  ServedBy(std::string entry, bool valid_blas, std::string context, std::string detail = "")
+      : entry_(std::move(entry)),
+        valid_blas_(valid_blas),
+        context_(std::move(context)),
+        detail_(std::move(detail)) {
     test_capture_begin(2);
   }
   ServedBy(const ServedBy &) = delete;
@@ -96,14 +102,20 @@ class ServedBy {
       case Expect::forwarded: wanted = prefix + "cublas (XGEMV_CUBLAS_DISABLE"; break;
       case Expect::xgemv: wanted = prefix + (valid_blas_ ? "xgemv (" : "cublas ("); break;
     }
-    if (log.find(wanted) == std::string::npos)
+    const size_t line = log.find(wanted);
+    if (line == std::string::npos) {
       fail(context_ + ": expected \"" + wanted + "\" in the log, got \"" + log + "\"");
+    } else if (expected_server == Expect::xgemv && valid_blas_ && !detail_.empty() &&
+               log.substr(line, log.find('\n', line) - line).find(detail_) == std::string::npos) {
+      fail(context_ + ": expected \"" + detail_ + "\" in the log line, got \"" + log + "\"");
+    }
   }
 
  private:
   std::string entry_;  // owned: callers pass names built on the fly (e.g. the _64 forms)
   bool valid_blas_;
   std::string context_;
+  std::string detail_;
 };
 
 // --- element types ------------------------------------------------------------------------------
@@ -596,8 +608,34 @@ void check_graph_capture(cublasHandle_t handle) {
   }
 }
 
-// --- GEMMs of one row or one column
+// --- GEMMs of at most 16 columns or rows
 // ---------------------------------------------------------------
+
+// The drop-in serves GEMMs whose C has at most this many columns or rows, as one GEMV problem of
+// that many vectors: C's columns when n == 1 or (m != 1 and n <= 16), else C's rows.
+constexpr int kMaxGemmVectors = 16;
+
+int gemm_vectors(int m, int n) {
+  const bool columns = n == 1 || (m != 1 && n <= kMaxGemmVectors);
+  return columns ? n : m;
+}
+
+// C = alpha*op(A)*op(B) + beta*C on the host (exact on small integers, rounded once).
+template <class TAB, class TC>
+std::vector<TC> host_gemm(bool ta, bool tb, int m, int n, int k, float alpha,
+                          const std::vector<TAB> &a, int lda, const std::vector<TAB> &b, int ldb,
+                          float beta, std::vector<TC> c, int ldc) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int l = 0; l < k; ++l)
+        sum += to_double(ta ? a[l + size_t(i) * lda] : a[i + size_t(l) * lda]) *
+               to_double(tb ? b[j + size_t(l) * ldb] : b[l + size_t(j) * ldb]);
+      TC &out = c[i + size_t(j) * ldc];
+      out = from_double<TC>(double(alpha) * sum + double(beta) * to_double(out));
+    }
+  return c;
+}
 
 template <class TAB, class TC>
 void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_type,
@@ -609,7 +647,7 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   const std::vector<TAB> b = random_values<TAB>(size_t(ldb) * (tb ? k : n));
   const std::vector<TC> c = random_values<TC>(size_t(ldc) * n);
   const bool fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
-  const bool gemv_shape = m == 1 || n == 1;
+  const bool gemv_shape = m <= kMaxGemmVectors || n <= kMaxGemmVectors;
   const bool served = fp32_compute && gemv_shape;
   const float alpha = 2, beta = -1;
   const __half alpha_h = __float2half(2.0f), beta_h = __float2half(-1.0f);
@@ -649,35 +687,39 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   std::vector<TC> got;
   cublasStatus_t status;
   {
-    const ServedBy served_by(use_64 ? "cublasGemmEx_64" : "cublasGemmEx", served, context);
+    const ServedBy served_by(use_64 ? "cublasGemmEx_64" : "cublasGemmEx", served, context,
+                             " nrhs=" + std::to_string(gemm_vectors(m, n)) + " ");
     status = run(false, got);
   }
+  std::vector<TC> reference;
+  const cublasStatus_t cublas_status = run(true, reference);
   if (served) {
-    std::vector<TC> expected = c;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) {
-        double sum = 0;
-        for (int l = 0; l < k; ++l)
-          sum += to_double(ta ? a[l + size_t(i) * lda] : a[i + size_t(l) * lda]) *
-                 to_double(tb ? b[j + size_t(l) * ldb] : b[l + size_t(j) * ldb]);
-        TC &out = expected[i + size_t(j) * ldc];
-        out = from_double<TC>(alpha * sum + beta * to_double(out));
-      }
+    // Exact: the host's sums and cuBLAS's (fp32 accumulation of small integers) are the same
+    // values, rounded once to C's type.
+    const std::vector<TC> expected =
+        host_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     if (status != CUBLAS_STATUS_SUCCESS || !same_values(got, expected))
       fail(std::string(context) + ": wrong result");
-  } else {
-    std::vector<TC> reference;
-    const cublasStatus_t cublas_status = run(true, reference);
-    if (status != cublas_status || !same_bits(got, reference))
+    if (cublas_status != CUBLAS_STATUS_SUCCESS || !same_values(got, reference))
       fail(std::string(context) + ": differs from cuBLAS");
+  } else if (status != cublas_status || !same_bits(got, reference)) {
+    fail(std::string(context) + ": differs from cuBLAS");
   }
 }
 
 void check_gemms(cublasHandle_t handle) {
+  // cuBLAS keeps fp32 partial sums (no split-K reduction in C's type): its results on small
+  // integers are exact, as the host's.
+  cublasSetMathMode(handle, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
   struct Shape {
     int m, n, k;
   };
-  const Shape shapes[] = {{1, 37, 19}, {29, 1, 23}, {1, 1, 40}, {6, 5, 7}};
+  const Shape shapes[] = {
+      {1, 37, 19}, {29, 1, 23}, {1, 1, 40},                  // one row or column
+      {6, 5, 7},   {29, 2, 23}, {33, 16, 19}, {40, 7, 64},   // 2..16 columns
+      {2, 37, 19}, {16, 45, 21}, {5, 300, 33}, {1, 9, 17},   // 2..16 rows; one row, 9 columns
+      {17, 17, 9}, {20, 40, 8},                              // GEMMs: cuBLAS's
+  };
   for (cublasOperation_t transa : {CUBLAS_OP_N, CUBLAS_OP_T})
     for (cublasOperation_t transb : {CUBLAS_OP_N, CUBLAS_OP_T})
       for (const Shape &s : shapes)
@@ -691,17 +733,20 @@ void check_gemms(cublasHandle_t handle) {
                                       CUBLAS_COMPUTE_32F_PEDANTIC, use_64);
           check_gemm_ex<__half, float>(handle, CUDA_R_16F, CUDA_R_32F, transa, transb, s.m, s.n,
                                        s.k, CUBLAS_COMPUTE_32F, use_64);
+          check_gemm_ex<__nv_bfloat16, float>(handle, CUDA_R_16BF, CUDA_R_32F, transa, transb,
+                                              s.m, s.n, s.k, CUBLAS_COMPUTE_32F, use_64);
         }
-  // fp16 compute (half scalars) is not xgemv's: forwarded.
-  check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 1, 37, 19,
-                                CUBLAS_COMPUTE_16F, false);
+  // fp16 compute (half scalars) is not xgemv's: forwarded, also with few columns.
+  for (int n : {1, 4})
+    check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 37, n,
+                                  19, CUBLAS_COMPUTE_16F, false);
 
-  // Sgemm_v2 of one column, then a real GEMM (forwarded, compared with cuBLAS).
-  const int m = 50, k = 30;
-  const std::vector<float> a = random_values<float>(m * k), b = random_values<float>(k * 2);
-  const std::vector<float> c = random_values<float>(m * 2);
+  // Sgemm_v2 of 1, 2 and 16 columns (xgemv's), then 17 (a GEMM, compared with cuBLAS).
+  const int m = 50, k = 30, max_n = 17;
+  const std::vector<float> a = random_values<float>(m * k), b = random_values<float>(k * max_n);
+  const std::vector<float> c = random_values<float>(m * max_n);
   const float alpha = 1, beta = 2;
-  for (int n : {1, 2}) {
+  for (int n : {1, 2, 16, 17}) {
     auto run = [&](bool real, std::vector<float> &result) {
       const DeviceArray<float> d_a(a), d_b(b), d_c(c);
       const cublasStatus_t status =
@@ -711,25 +756,23 @@ void check_gemms(cublasHandle_t handle) {
       result = d_c.read();
       return status;
     };
+    const bool served = n <= kMaxGemmVectors;
+    const std::string context = "Sgemm n=" + std::to_string(n);
     std::vector<float> got, reference;
     cublasStatus_t status;
     {
-      const ServedBy served("cublasSgemm_v2", n == 1, "Sgemm n=" + std::to_string(n));
+      const ServedBy served_by("cublasSgemm_v2", served, context,
+                               " nrhs=" + std::to_string(n) + " ");
       status = run(false, got);
     }
-    if (n == 1) {
-      reference = c;
-      for (int i = 0; i < m; ++i) {
-        double sum = 0;
-        for (int l = 0; l < k; ++l) sum += double(a[i + l * m]) * double(b[l]);
-        reference[i] = float(alpha * sum + beta * double(c[i]));
-      }
-    } else if (run(true, reference) != status) {
-      fail("Sgemm n=2: status differs from cuBLAS");
-    }
-    if (n == 1 ? !same_values(got, reference) : !same_bits(got, reference))
-      fail("Sgemm n=" + std::to_string(n) + ": wrong result");
+    if (run(true, reference) != status) fail(context + ": status differs from cuBLAS");
+    if (served ? !same_values(got, reference) : !same_bits(got, reference))
+      fail(context + ": differs from cuBLAS");
+    if (served &&
+        !same_values(got, host_gemm(false, false, m, n, k, alpha, a, m, b, k, beta, c, m)))
+      fail(context + ": wrong result");
   }
+  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
 }
 
 // Where the program's cublasSgemv_v2 comes from: the drop-in, or cuBLAS.

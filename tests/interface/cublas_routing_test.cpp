@@ -1,9 +1,11 @@
 // The cuBLAS drop-in's routing decisions, on the CPU: which calls xgemv serves (valid BLAS
-// only; cuBLAS keeps the rest, interface/README.md) and how a one-row / one-column GEMM becomes a
-// GEMV, checked by running both on the host for every op combination.
+// only; cuBLAS keeps the rest, interface/README.md) and how a GEMM whose C has at most 16 columns
+// or rows becomes one GEMV problem of that many vectors, checked by running both on the host for
+// every op combination.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,18 +124,22 @@ std::vector<double> host_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, 
   return c;
 }
 
-// y = alpha*op(M)*x + beta*y on the host for the problem's shape and strides, the matrix and
-// vector given by value (positive increments here).
+// Y = alpha*op(M)*X + beta*Y on the host for the problem's shape, strides and vectors (vector r
+// of x at r * x.ld, of y at r * y.ld), the matrix and vectors given by value (positive
+// increments here).
 std::vector<double> host_gemv(const GemvProblem &g, const std::vector<double> &matrix,
                               const std::vector<double> &x, std::vector<double> y) {
   const bool transposed = g.transposed();
   const int64_t rows = transposed ? g.n : g.m, cols = transposed ? g.m : g.n;
-  for (int64_t i = 0; i < rows; ++i) {
-    double sum = 0;
-    for (int64_t j = 0; j < cols; ++j)
-      sum += (transposed ? element(matrix, g.a.ld, j, i) : element(matrix, g.a.ld, i, j)) *
-             x[size_t(j * g.x.inc)];
-    y[size_t(i * g.y.inc)] = 2 * sum - y[size_t(i * g.y.inc)];
+  for (int64_t r = 0; r < g.rhs_count; ++r) {
+    for (int64_t i = 0; i < rows; ++i) {
+      double sum = 0;
+      for (int64_t j = 0; j < cols; ++j)
+        sum += (transposed ? element(matrix, g.a.ld, j, i) : element(matrix, g.a.ld, i, j)) *
+               x[size_t(r * g.x.ld + j * g.x.inc)];
+      double &out = y[size_t(r * g.y.ld + i * g.y.inc)];
+      out = 2 * sum - out;
+    }
   }
   return y;
 }
@@ -153,26 +159,32 @@ std::vector<double> numbered(size_t count, int seed) {
   return values;
 }
 
+struct GemmShape {
+  int64_t m, n, k;
+};
+
+// One column, one row, 2..16 columns (m up to 16 too: the columns win), 2..16 rows beside more
+// than 16 columns, and the edges 16 / 17.
+const GemmShape kServedShapes[] = {{7, 1, 5},  {1, 6, 4},  {1, 1, 9},  {13, 1, 1}, {1, 8, 1},
+                                   {7, 4, 5},  {5, 16, 3}, {16, 16, 2}, {3, 3, 6},  {2, 17, 4},
+                                   {16, 20, 3}, {30, 2, 1}, {1, 17, 3}, {17, 1, 2}};
+
 TEST(GemmAsGemv, EveryOpCombinationMatchesTheGemm) {
   const cublasOperation_t ops[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
-  struct Shape {
-    int64_t m, n, k;
-  };
-  const Shape shapes[] = {{7, 1, 5}, {1, 6, 4}, {1, 1, 9}, {13, 1, 1}, {1, 8, 1}};
   int checked = 0;
   for (cublasOperation_t op_a : ops) {
     for (cublasOperation_t op_b : ops) {
-      for (const Shape &s : shapes) {
+      for (const GemmShape &s : kServedShapes) {
         for (int64_t pad : {0, 3}) {
           const bool ta = op_a != CUBLAS_OP_N, tb = op_b != CUBLAS_OP_N;
-          const int64_t lda = (ta ? s.k : s.m) + pad, ldb = (tb ? s.n : s.k) + pad;
-          const int64_t ldc = s.m + pad;
+          const int64_t lda = (ta ? s.k : s.m) + pad, ldb = (tb ? s.n : s.k) + pad + 1;
+          const int64_t ldc = s.m + 2 * pad;
           const auto a = numbered(size_t(lda * (ta ? s.m : s.k)), 1);
           const auto b = numbered(size_t(ldb * (tb ? s.k : s.n)), 2);
           const auto c = numbered(size_t(ldc * s.n), 3);
           const char *reason = nullptr;
           const auto gemv = gemv_of(op_a, op_b, s.m, s.n, s.k, lda, ldb, ldc, &reason);
-          ASSERT_TRUE(gemv.has_value()) << reason;
+          ASSERT_TRUE(gemv.has_value()) << reason << " m " << s.m << " n " << s.n;
           ASSERT_EQ(gemv->y.data, &kOperandC);
           const bool matrix_is_b = gemv->a.data == &kOperandB;
           ASSERT_EQ(gemv->x.data, matrix_is_b ? &kOperandA : &kOperandB);
@@ -185,57 +197,186 @@ TEST(GemmAsGemv, EveryOpCombinationMatchesTheGemm) {
       }
     }
   }
-  EXPECT_EQ(checked, 90);
+  EXPECT_EQ(checked, 9 * 2 * int(std::size(kServedShapes)));
 }
 
-TEST(GemmAsGemv, OnlyValidOneRowOrOneColumnGemms) {
+// Which operand is the matrix, and the vectors' layout, call by call (lda 20, ldb 30, ldc 40:
+// every stride says where it comes from).
+TEST(GemmAsGemv, TheVectorsAreTheColumnsOrRowsOfC) {
+  const struct {
+    cublasOperation_t op_a, op_b;
+    int64_t m, n, k;
+    bool matrix_is_b;
+    char trans;
+    int64_t rows, cols, rhs_count, incx, ldx, incy, ldy;
+  } cases[] = {
+      // One column / one row: a single vector.
+      {CUBLAS_OP_T, CUBLAS_OP_N, 12, 1, 9, false, 'T', 9, 12, 1, 1, 30, 1, 40},
+      {CUBLAS_OP_N, CUBLAS_OP_T, 1, 12, 9, true, 'N', 12, 9, 1, 20, 1, 40, 1},
+      // Columns of C (PyTorch's Linear on a batch of 4 is the first): op(A) and op(B)'s columns.
+      {CUBLAS_OP_T, CUBLAS_OP_N, 12, 4, 9, false, 'T', 9, 12, 4, 1, 30, 1, 40},
+      {CUBLAS_OP_N, CUBLAS_OP_N, 12, 16, 9, false, 'N', 12, 9, 16, 1, 30, 1, 40},
+      {CUBLAS_OP_N, CUBLAS_OP_T, 12, 2, 9, false, 'N', 12, 9, 2, 30, 1, 1, 40},
+      {CUBLAS_OP_C, CUBLAS_OP_C, 12, 7, 9, false, 'T', 9, 12, 7, 30, 1, 1, 40},
+      // Both at most 16: the columns.
+      {CUBLAS_OP_N, CUBLAS_OP_N, 5, 6, 9, false, 'N', 5, 9, 6, 1, 30, 1, 40},
+      // 2..16 columns with one row: the row, one vector.
+      {CUBLAS_OP_T, CUBLAS_OP_N, 1, 8, 9, true, 'T', 9, 8, 1, 1, 20, 40, 1},
+      // Rows of C (C^T = op(B)^T op(A)^T): op(B)^T and op(A)'s rows; y strided by ldc.
+      {CUBLAS_OP_N, CUBLAS_OP_N, 3, 17, 9, true, 'T', 9, 17, 3, 20, 1, 40, 1},
+      {CUBLAS_OP_T, CUBLAS_OP_N, 16, 30, 9, true, 'T', 9, 30, 16, 1, 20, 40, 1},
+      {CUBLAS_OP_N, CUBLAS_OP_T, 2, 25, 9, true, 'N', 25, 9, 2, 20, 1, 40, 1},
+      {CUBLAS_OP_T, CUBLAS_OP_T, 5, 18, 9, true, 'N', 18, 9, 5, 1, 20, 40, 1},
+  };
+  for (const auto &c : cases) {
+    const char *reason = nullptr;
+    const auto gemv = gemv_of(c.op_a, c.op_b, c.m, c.n, c.k, 20, 30, 40, &reason);
+    ASSERT_TRUE(gemv.has_value()) << reason;
+    const std::string call = "ops " + std::to_string(c.op_a) + "," + std::to_string(c.op_b) +
+                             " m " + std::to_string(c.m) + " n " + std::to_string(c.n);
+    EXPECT_EQ(gemv->a.data, c.matrix_is_b ? &kOperandB : &kOperandA) << call;
+    EXPECT_EQ(gemv->x.data, c.matrix_is_b ? &kOperandA : &kOperandB) << call;
+    EXPECT_EQ(gemv->a.ld, c.matrix_is_b ? 30 : 20) << call;
+    EXPECT_EQ(gemv->trans, c.trans) << call;
+    EXPECT_EQ(gemv->m, c.rows) << call;
+    EXPECT_EQ(gemv->n, c.cols) << call;
+    EXPECT_EQ(gemv->rhs_count, c.rhs_count) << call;
+    EXPECT_EQ(gemv->x.inc, c.incx) << call;
+    EXPECT_EQ(gemv->y.inc, c.incy) << call;
+    if (c.rhs_count > 1) {  // one vector: ld says nothing
+      EXPECT_EQ(gemv->x.ld, c.ldx) << call;
+      EXPECT_EQ(gemv->y.ld, c.ldy) << call;
+    }
+    EXPECT_EQ(gemv->batch_count, 1) << call;
+    EXPECT_FALSE(gemv->pointer_arrays()) << call;
+  }
+}
+
+TEST(GemmAsGemv, OnlyValidGemmsOfFewRowsOrColumns) {
+  const struct {
+    cublasOperation_t op_a, op_b;
+    int64_t m, n, k, lda, ldb, ldc;
+    const char *reason_part;
+  } forwarded[] = {
+      {CUBLAS_OP_N, CUBLAS_OP_N, 17, 17, 3, 17, 3, 17, "a GEMM"},
+      {CUBLAS_OP_T, CUBLAS_OP_N, 4096, 32, 64, 64, 64, 4096, "a GEMM"},
+      {CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 0, 4, 1, 4, "empty"},  // C := beta*C
+      {CUBLAS_OP_T, CUBLAS_OP_N, 8, 4, 0, 1, 1, 8, "empty"},
+      {CUBLAS_OP_N, CUBLAS_OP_N, 0, 1, 3, 1, 3, 1, "empty"},
+      {CUBLAS_OP_N, CUBLAS_OP_N, 4, -2, 3, 4, 3, 4, "empty"},
+      {CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 3, 3, 4, "leading dimension"},  // lda < m
+      {CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 4, 2, 4, "leading dimension"},  // ldb < k
+      {CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 0, "leading dimension"},  // ldc < 1
+      {CUBLAS_OP_T, CUBLAS_OP_N, 8, 4, 3, 3, 3, 7, "leading dimension"},  // ldc < m
+      {CUBLAS_OP_N, CUBLAS_OP_T, 8, 4, 3, 8, 3, 8, "leading dimension"},  // ldb < n
+      {CUBLAS_OP_N, CUBLAS_OP_N, 3, 20, 5, 2, 5, 3, "leading dimension"},  // rows: lda < m
+      {CUBLAS_OP_CONJG, CUBLAS_OP_N, 4, 1, 3, 4, 3, 4, "op"},
+      {CUBLAS_OP_N, static_cast<cublasOperation_t>(7), 4, 4, 3, 4, 3, 4, "op"},
+  };
+  for (const auto &c : forwarded) {
+    const char *reason = nullptr;
+    EXPECT_FALSE(gemv_of(c.op_a, c.op_b, c.m, c.n, c.k, c.lda, c.ldb, c.ldc, &reason))
+        << "m " << c.m << " n " << c.n << " k " << c.k;
+    ASSERT_NE(reason, nullptr);
+    EXPECT_NE(std::string(reason).find(c.reason_part), std::string::npos) << reason;
+  }
   const char *reason = nullptr;
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, 2, 3, 2, &reason));
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 0, 4, 1, 4, &reason));  // C := beta*C
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 0, 1, 3, 1, 3, 1, &reason));
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 3, 3, 4, &reason));  // lda < m
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, 4, 2, 4, &reason));  // ldb < k
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 0, &reason));  // ldc < 1
-  EXPECT_FALSE(gemv_of(CUBLAS_OP_CONJG, CUBLAS_OP_N, 4, 1, 3, 4, 3, 4, &reason));
   EXPECT_TRUE(gemv_of(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, 3, 3, 1, &reason));
+  EXPECT_TRUE(gemv_of(CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 3, 2, 3, 2, &reason));
+  EXPECT_TRUE(gemv_of(CUBLAS_OP_T, CUBLAS_OP_N, 4096, 16, 64, 64, 64, 4096, &reason));
+  EXPECT_TRUE(gemv_of(CUBLAS_OP_T, CUBLAS_OP_N, 16, 4096, 64, 64, 64, 16, &reason));
 }
 
-Route gemm_ex(cudaDataType ab, cudaDataType c, cublasComputeType_t compute) {
+// A GemmEx of C with 2 rows and `columns` columns (transa T, transb N: PyTorch's Linear).
+Route gemm_ex(cudaDataType ab, cudaDataType c, cublasComputeType_t compute, int columns) {
   static char a[16], b[16], out[16];
-  return route(CUBLAS_OP_T, CUBLAS_OP_N, 1, 4, 3, &kOne, a, ab, 3, b, ab, 3, &kOne, out, c, 1,
-               compute, CUBLAS_GEMM_DEFAULT);
+  return route(CUBLAS_OP_T, CUBLAS_OP_N, 2, columns, 3, &kOne, a, ab, 3, b, ab, 3, &kOne, out, c,
+               2, compute, CUBLAS_GEMM_DEFAULT);
 }
 
 TEST(GemmExRouting, ServesMatchingTypesWithFp32Compute) {
-  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), kHalf));
-  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), kBf16));
-  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32), kFloat));
-  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F), kHalfToFloat));
-  EXPECT_TRUE(serves_as(gemm_ex(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), kBf16ToFloat));
+  // One column (one vector) and 2..16 columns (several): the same type rules.
+  for (const int columns : {1, 4}) {
+    const auto route_of = [&](cudaDataType ab, cudaDataType c, cublasComputeType_t compute) {
+      return gemm_ex(ab, c, compute, columns);
+    };
+    EXPECT_TRUE(serves_as(route_of(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), kHalf));
+    EXPECT_TRUE(serves_as(route_of(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), kBf16));
+    EXPECT_TRUE(serves_as(route_of(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32), kFloat));
+    EXPECT_TRUE(serves_as(route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F), kHalfToFloat));
+    EXPECT_TRUE(serves_as(route_of(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), kBf16ToFloat));
+    EXPECT_EQ((*route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F).problem)->rhs_count, columns);
 
-  EXPECT_FALSE(gemm_ex(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F).problem);  // half scalars
-  EXPECT_FALSE(gemm_ex(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F).problem);
-  EXPECT_FALSE(gemm_ex(CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F).problem);
-  EXPECT_FALSE(gemm_ex(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I).problem);
+    EXPECT_FALSE(route_of(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F).problem);  // half scalars
+    EXPECT_FALSE(route_of(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F).problem);
+    EXPECT_FALSE(route_of(CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F).problem);
+    EXPECT_FALSE(route_of(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I).problem);
+  }
   static char a[16], b[16], out[16];
   EXPECT_FALSE(route(CUBLAS_OP_N, CUBLAS_OP_N, 4, 1, 3, &kOne, a, CUDA_R_16F, 4, b, CUDA_R_16BF, 3,
                      &kOne, out, CUDA_R_16F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
                    .problem);
 }
 
-TEST(GemmExRouting, SgemmOfOneColumnIsAnSgemv) {
+TEST(GemmExRouting, SeveralColumnsOrRowsAreOneProblem) {
+  static __nv_bfloat16 a[1], b[1], c[1];
+  // PyTorch's Linear on 4 rows: C (out x 4) = W^T(k x out)^T * X^T, W row-major (out x k).
+  const int64_t out = 1024, k = 2048, batch = 4;
+  const Route linear = route(CUBLAS_OP_T, CUBLAS_OP_N, out, batch, k, &kOne, a, CUDA_R_16BF, k,
+                             b, CUDA_R_16BF, k, &kOne, c, CUDA_R_16BF, out, CUBLAS_COMPUTE_32F,
+                             CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+  ASSERT_TRUE(serves_as(linear, kBf16)) << reason_of(linear);
+  const GemvProblem &p = **linear.problem;
+  EXPECT_EQ(p.trans, 'T');
+  EXPECT_EQ(p.m, k);
+  EXPECT_EQ(p.n, out);
+  EXPECT_EQ(p.rhs_count, batch);
+  EXPECT_EQ(p.x.inc, 1);
+  EXPECT_EQ(p.x.ld, k);
+  EXPECT_EQ(p.y.inc, 1);
+  EXPECT_EQ(p.y.ld, out);
+  // The same product as rows: C (4 x out) = X * W^T, X column-major (4 x k).
+  const Route rows = route(CUBLAS_OP_N, CUBLAS_OP_T, batch, out, k, &kOne, b, CUDA_R_16BF, batch,
+                           a, CUDA_R_16BF, out, &kOne, c, CUDA_R_16BF, batch, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT);
+  ASSERT_TRUE(serves_as(rows, kBf16)) << reason_of(rows);
+  EXPECT_EQ((*rows.problem)->rhs_count, batch);
+  EXPECT_EQ((*rows.problem)->trans, 'N');
+  EXPECT_EQ((*rows.problem)->y.inc, batch);
+  EXPECT_EQ((*rows.problem)->y.ld, 1);
+  // 17 x 17 is a GEMM.
+  const int64_t wide = kMaxGemmVectors + 1;
+  const Route gemm = route(CUBLAS_OP_T, CUBLAS_OP_N, wide, wide, k, &kOne, a, CUDA_R_16BF, k, b,
+                           CUDA_R_16BF, k, &kOne, c, CUDA_R_16BF, wide, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT);
+  EXPECT_FALSE(gemm.problem);
+  EXPECT_NE(reason_of(gemm).find("a GEMM"), std::string::npos) << reason_of(gemm);
+}
+
+TEST(GemmExRouting, SgemmOfFewColumnsIsAnSgemv) {
   static float a[64], b[64], c[64];
-  const Route verdict = route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 1, 5, &kOne, a, 8, b, 5, &kOne, c, 8);
-  ASSERT_TRUE(serves_as(verdict, kFloat));
-  const GemvProblem &problem = **verdict.problem;
-  EXPECT_EQ(problem.trans, 'N');
-  EXPECT_EQ(problem.m, 8);
-  EXPECT_EQ(problem.n, 5);
-  EXPECT_EQ(problem.a.data, a);
-  EXPECT_EQ(problem.x.data, b);
-  EXPECT_EQ(problem.y.data, c);
+  for (const int columns : {1, 2, 16}) {
+    const Route verdict =
+        route(CUBLAS_OP_N, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 8, b, 5, &kOne, c, 8);
+    ASSERT_TRUE(serves_as(verdict, kFloat)) << reason_of(verdict);
+    const GemvProblem &problem = **verdict.problem;
+    EXPECT_EQ(problem.trans, 'N');
+    EXPECT_EQ(problem.m, 8);
+    EXPECT_EQ(problem.n, 5);
+    EXPECT_EQ(problem.rhs_count, columns);
+    EXPECT_EQ(problem.a.data, a);
+    EXPECT_EQ(problem.x.data, b);
+    EXPECT_EQ(problem.y.data, c);
+  }
+  // The 64-bit form, 16 rows of a wide C.
+  const Route rows = route(CUBLAS_OP_N, CUBLAS_OP_N, int64_t(16), int64_t(40), int64_t(1), &kOne,
+                           a, int64_t(16), b, int64_t(1), &kOne, c, int64_t(16));
+  ASSERT_TRUE(serves_as(rows, kFloat)) << reason_of(rows);
+  EXPECT_EQ((*rows.problem)->rhs_count, 16);
+  EXPECT_EQ((*rows.problem)->a.data, b);
   // A real GEMM stays with cuBLAS.
-  EXPECT_FALSE(route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 2, 5, &kOne, a, 8, b, 5, &kOne, c, 8).problem);
+  EXPECT_FALSE(
+      route(CUBLAS_OP_N, CUBLAS_OP_N, 20, 17, 5, &kOne, a, 20, b, 5, &kOne, c, 20).problem);
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 ! cudaMalloc bound through iso_c_binding:
 !   errors  argument errors come back as statuses carrying the BLAS argument position, checked
 !           before the handle and before any device work (runs without a GPU);
-!   device  sgemv / dgemv in both ops, strided batched, hgemv, host and device pointer modes,
-!           a non-default stream, against matmul on small integers (exact). Needs a GPU
-!           (exit 77 without).
+!   device  sgemv / dgemv in both ops, strided batched, hgemv, sgemv_nrhs in both ops, host and
+!           device pointer modes, a non-default stream, against matmul on small integers
+!           (exact), and the batch-invariant mode set and read back. Needs a GPU (exit 77
+!           without).
 program fortran_module_test
   use, intrinsic :: iso_c_binding
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
@@ -92,6 +93,7 @@ contains
 
   subroutine argument_errors()
     type(c_ptr) :: none
+    integer(c_int) :: enabled
     none = c_null_ptr
     call expect_status(xgemv_sgemv(none, 'X', one, one, none, none, one, none, one, none, &
                                    none, one), XGEMV_STATUS_INVALID_TRANS, 'sgemv trans')
@@ -108,12 +110,36 @@ contains
     call expect_status(xgemv_sgemv_strided_batched(none, 'N', one, one, none, none, one, one, &
                                                    none, one, one, none, none, one, one, -one), &
                        XGEMV_STATUS_INVALID_BATCH, 'strided batched count')
+    ! Few right-hand sides: trans 1, ldx 8 (rows of X: n for 'N'), ldy 11 (rows of Y: n for
+    ! 'T'), nrhs 12, in that order.
+    call expect_status(xgemv_bf16gemv_nrhs(none, 'X', one, one, none, none, one, none, one, &
+                                           none, none, one, one), XGEMV_STATUS_INVALID_TRANS, &
+                       'bf16gemv_nrhs trans')
+    call expect_status(xgemv_dgemv_nrhs(none, 'N', one, 2 * one, none, none, one, none, one, &
+                                        none, none, one, -one), XGEMV_STATUS_INVALID_LDX, &
+                       'dgemv_nrhs ldx before nrhs')
+    call expect_status(xgemv_hgemv_nrhs(none, 'T', 2 * one, 3 * one, none, none, 2 * one, none, &
+                                        2 * one, none, none, 2 * one, one), &
+                       XGEMV_STATUS_INVALID_LDY, 'hgemv_nrhs ldy')
+    call expect_status(xgemv_sgemv_nrhs(none, 'N', one, one, none, none, one, none, one, none, &
+                                        none, one, -one), XGEMV_STATUS_INVALID_NRHS, &
+                       'sgemv_nrhs nrhs')
     ! Valid arguments: the NULL handle is the first thing wrong.
     call expect_status(xgemv_sgemv(none, 'N', one, one, none, none, one, none, one, none, &
                                    none, one), XGEMV_STATUS_INVALID_HANDLE, 'NULL handle')
+    call expect_status(xgemv_sgemv_nrhs(none, 'N', one, one, none, none, one, none, one, none, &
+                                        none, one, 3 * one), XGEMV_STATUS_INVALID_HANDLE, &
+                       'sgemv_nrhs NULL handle')
+    call expect_status(xgemv_set_batch_invariant(none, 1_c_int), XGEMV_STATUS_INVALID_HANDLE, &
+                       'set_batch_invariant NULL handle')
+    call expect_status(xgemv_get_batch_invariant(none, enabled), XGEMV_STATUS_INVALID_HANDLE, &
+                       'get_batch_invariant NULL handle')
     call expect(xgemv_status_argument(XGEMV_STATUS_INVALID_LDA) == 6, 'lda is argument 6')
     call expect(index(xgemv_status_message(XGEMV_STATUS_INVALID_LDA), 'lda') > 0, &
                 'status message names lda')
+    call expect(xgemv_status_argument(XGEMV_STATUS_INVALID_NRHS) == 12, 'nrhs is argument 12')
+    call expect(index(xgemv_status_message(XGEMV_STATUS_INVALID_NRHS), 'nrhs') > 0, &
+                'status message names nrhs')
     ! Argument errors involve no CUDA call.
     call expect(xgemv_last_cuda_error() == 0, 'no CUDA error recorded')
     call expect(xgemv_cuda_error_message() == 'no error', 'CUDA error message "no error"')
@@ -252,7 +278,58 @@ contains
     call expect(all(half_y == int(z'4600', c_int16_t)), 'hgemv result (6.0 = 0x4600)')
     call expect(cudaFree(d_x) == 0 .and. cudaFree(d_a) == 0, 'cudaFree')
 
+    call nrhs_calls(handle, a, lda, m, n)
+
     call expect_status(xgemv_destroy(handle), XGEMV_STATUS_SUCCESS, 'destroy')
   end subroutine device_calls
+
+  ! sgemv_nrhs 'N' and 'T' on nrhs padded columns (the padding must stay untouched), and the
+  ! handle's batch invariance, set and read back.
+  subroutine nrhs_calls(handle, a, lda, m, n)
+    type(c_ptr), intent(in) :: handle
+    integer, intent(in) :: lda, m, n
+    real(c_float), intent(in), target :: a(lda, n)
+    integer, parameter :: nrhs = 3, ldx = 40, ldy = 41  ! rows of X and Y: at most 37
+    real(c_float), target :: xs(ldx, nrhs), ys(ldy, nrhs), expected(ldy, nrhs)
+    real(c_float), target :: alpha = 2, beta = -1
+    type(c_ptr) :: d_a, d_x, d_y
+    character :: trans
+    integer :: i, j, t
+    integer(c_int) :: enabled
+
+    d_a = to_device(c_loc(a), size(a) * 4)
+    do t = 1, 2
+      trans = merge('N', 'T', t == 1)
+      xs = reshape([((real(mod(i + 2 * j, 5) - 2), i = 1, ldx), j = 1, nrhs)], shape(xs))
+      ys = reshape([((real(mod(3 * i + j, 7) - 3), i = 1, ldy), j = 1, nrhs)], shape(ys))
+      expected = ys
+      do j = 1, nrhs
+        if (t == 1) then
+          expected(1:m, j) = alpha * matmul(a(1:m, 1:n), xs(1:n, j)) + beta * ys(1:m, j)
+        else
+          expected(1:n, j) = alpha * matmul(xs(1:m, j), a(1:m, 1:n)) + beta * ys(1:n, j)
+        end if
+      end do
+      d_x = to_device(c_loc(xs), size(xs) * 4)
+      d_y = to_device(c_loc(ys), size(ys) * 4)
+      call expect_status(xgemv_sgemv_nrhs(handle, trans, int(m, c_int64_t), int(n, c_int64_t), &
+                                          c_loc(alpha), d_a, int(lda, c_int64_t), d_x, &
+                                          int(ldx, c_int64_t), c_loc(beta), d_y, &
+                                          int(ldy, c_int64_t), int(nrhs, c_int64_t)), &
+                         XGEMV_STATUS_SUCCESS, 'sgemv_nrhs ' // trans)
+      call from_device(c_loc(ys), d_y, size(ys) * 4)
+      call expect(all(ys == expected), 'sgemv_nrhs ' // trans // ' result')
+      call expect(cudaFree(d_x) == 0, 'cudaFree')
+    end do
+    call expect(cudaFree(d_a) == 0, 'cudaFree')
+
+    call expect_status(xgemv_set_batch_invariant(handle, 1_c_int), XGEMV_STATUS_SUCCESS, &
+                       'set_batch_invariant')
+    call expect_status(xgemv_get_batch_invariant(handle, enabled), XGEMV_STATUS_SUCCESS, &
+                       'get_batch_invariant')
+    call expect(enabled == 1, 'batch invariance enabled')
+    call expect_status(xgemv_set_batch_invariant(handle, 0_c_int), XGEMV_STATUS_SUCCESS, &
+                       'set_batch_invariant off')
+  end subroutine nrhs_calls
 
 end program fortran_module_test

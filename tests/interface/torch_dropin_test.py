@@ -12,6 +12,10 @@ stream, then torch.cuda.graph on PyTorch's own capture stream, which the drop-in
 during the capture): every GEMV logged inside the capture must be xgemv's, and the replayed
 results must match the eager ones and the plain run's.
 
+Then a decode step for a batch of 4 sequences (bias-free Linear layers on an input of shape
+(4, hidden), fp32 / fp16 / bf16): the results must match the plain run's, and every GEMM of it
+must be logged as one xgemv problem of 4 vectors ("nrhs=4"; cublasSgemm_v2 and cublasGemmEx).
+
 usage: torch_dropin_test.py path/to/libxgemv_cublas.so
 Exits 77 (skipped) without torch or without a CUDA device.
 """
@@ -93,6 +97,45 @@ def captured_step(torch):
     return {key: value.float().cpu() for key, value in results.items()}
 
 
+BATCH = 4
+BATCH_BEGIN = "torch_dropin_test: batch decode begins"
+BATCH_END = "torch_dropin_test: batch decode ends"
+
+
+def batch_decode(torch):
+    """A decode step for BATCH sequences at once: a small stack of bias-free Linear layers (an
+    MLP block, twice) on an input of shape (BATCH, hidden), in fp32 / fp16 / bf16, and one layer
+    on small integers (exact). Each layer is one GEMM whose C has BATCH columns."""
+    generator = torch.Generator(device="cuda").manual_seed(13)
+    hidden, inner = 1024, 2816
+    results = {}
+    os.write(2, (BATCH_BEGIN + "\n").encode())
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        name = str(dtype).replace("torch.", "")
+        layers = []
+        for _ in range(2):
+            layers += [torch.nn.Linear(hidden, inner, bias=False), torch.nn.SiLU(),
+                       torch.nn.Linear(inner, hidden, bias=False)]
+        decoder = torch.nn.Sequential(*layers).to(device="cuda", dtype=dtype)
+        with torch.no_grad():
+            for layer in decoder:
+                if isinstance(layer, torch.nn.Linear):
+                    fan_in = layer.weight.shape[1]
+                    layer.weight.copy_(torch.randn(layer.weight.shape, device="cuda",
+                                                   generator=generator) / fan_in ** 0.5)
+            hidden_states = torch.randn(BATCH, hidden, device="cuda", generator=generator).to(dtype)
+            for i, layer in enumerate(decoder):
+                hidden_states = layer(hidden_states)
+                results[f"batch decode layer {i} {name} out"] = hidden_states
+            weight = torch.randint(-2, 3, (inner, hidden), device="cuda", generator=generator)
+            tokens = torch.randint(-2, 3, (BATCH, hidden), device="cuda", generator=generator)
+            results[f"batch decode {name} integers"] = torch.nn.functional.linear(
+                tokens.to(dtype), weight.to(dtype))
+    torch.cuda.synchronize()
+    os.write(2, (BATCH_END + "\n").encode())
+    return {key: value.float().cpu() for key, value in results.items()}
+
+
 def child(output):
     import torch
 
@@ -102,6 +145,7 @@ def child(output):
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     results = products(torch)
     results.update(captured_step(torch))
+    results.update(batch_decode(torch))
     torch.save(results, output)
     return 0
 
@@ -178,6 +222,25 @@ def main():
         failures.extend(f"forwarded inside the capture: {line}" for line in forwarded)
     else:
         failures.append("the capture markers are missing from the drop-in run's log")
+    # The batch decode: every GEMM is xgemv's, one problem of BATCH vectors.
+    if BATCH_BEGIN in lines and BATCH_END in lines:
+        inside = [line for line in lines[lines.index(BATCH_BEGIN) + 1:lines.index(BATCH_END)]
+                  if line.startswith("xgemv_cublas:") and " -> " in line]
+        batched = [line for line in inside
+                   if " -> xgemv (" in line and f" nrhs={BATCH} " in line]
+        print(f"batch of {BATCH}: {len(batched)} of {len(inside)} GEMMs served by xgemv with "
+              f"{BATCH} vectors")
+        # 4 Linear layers and 1 integer layer for each of the 3 types.
+        if len(inside) != 15:
+            failures.append(f"batch decode: {len(inside)} GEMMs logged, expected 15")
+        failures.extend(f"batch decode, not one xgemv problem of {BATCH} vectors: {line}"
+                        for line in inside if line not in batched)
+        entries = {line.split(" -> ")[0].split(": ", 1)[1] for line in batched}
+        for entry in ("cublasSgemm_v2", "cublasGemmEx"):
+            if entry not in entries:
+                failures.append(f"batch decode: no {entry} served with {BATCH} vectors")
+    else:
+        failures.append("the batch decode markers are missing from the drop-in run's log")
     for key in (k for k in preloaded if k.endswith(" replayed")):
         eager = preloaded[key.replace(" replayed", " eager")]
         dtype = key.split()[-2]

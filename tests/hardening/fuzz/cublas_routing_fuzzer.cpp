@@ -7,10 +7,13 @@
 //  - GemmEx and Sgemm: served exactly when the compute type is one of the CUBLAS_COMPUTE_32F
 //    family, A and B share a type in {16F, 16BF, 32F}, C has that type or 32F, both ops are
 //    N, T or C, the GEMM is valid (Reference sgemm.f leading dimensions) with m, n, k > 0, and C
-//    is one column or one row. The served GEMV must then compute exactly the GEMM's sums: the
-//    same output elements, each the sum over the same k index of the same (A, B) element pairs
-//    (checked for every element of small problems, on samples of large ones).
+//    has at most 16 columns or at most 16 rows. The served GEMV is one problem whose vectors
+//    are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows otherwise; it must
+//    compute exactly the GEMM's sums: the same output elements, each the sum over the same k
+//    index of the same (A, B) element pairs (checked for every element of small problems, on
+//    samples of large ones).
 // Every pointer points into poisoned memory: deciding must not touch anything.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -162,11 +165,17 @@ bool types_served(const Gemm &g) {
   return ab_served && g.a_type == g.b_type && (g.c_type == g.a_type || g.c_type == CUDA_R_32F);
 }
 
+// The most columns or rows of C a served GEMM has.
+constexpr int64_t kMaxVectors = 16;
+
+// Whether the GEMV's vectors are C's columns (else its rows).
+bool vectors_are_columns(const Gemm &g) { return g.n == 1 || (g.m != 1 && g.n <= kMaxVectors); }
+
 // Whether xgemv must serve the GEMM (see the top of the file).
 bool gemm_served(const Gemm &g) {
   const char ta = blas_op_name(g.transa), tb = blas_op_name(g.transb);
   if (!is_compute_32f(g.compute_type) || !types_served(g) || ta == '\0' || tb == '\0') return false;
-  if (g.m <= 0 || g.n <= 0 || g.k <= 0 || (g.m != 1 && g.n != 1)) return false;
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0 || (g.m > kMaxVectors && g.n > kMaxVectors)) return false;
   const int64_t rows_a = ta == 'N' ? g.m : g.k, rows_b = tb == 'N' ? g.k : g.n;
   return g.lda >= std::max<int64_t>(1, rows_a) && g.ldb >= std::max<int64_t>(1, rows_b) &&
          g.ldc >= std::max<int64_t>(1, g.m);
@@ -186,8 +195,9 @@ xgemv::ElementType element_type_of_cuda(cudaDataType type) {
 using Offset = __int128;
 
 // The served GEMV must compute C(i, j) = sum_l op(A)(i, l) * op(B)(l, j) for the GEMM's outputs,
-// with the GEMV's reduction index being l. Compares, for output r of the GEMV and reduction index
-// l, the C element written and the A and B elements multiplied.
+// with the GEMV's reduction index being l: vector r of the GEMV is column r of C (i the GEMV's
+// output index) or row r (j the output index). Compares, for vector r, output o of the GEMV and
+// reduction index l, the C element written and the A and B elements multiplied.
 void check_gemv_of_gemm(const Gemm &g, const GemvProblem &call, const Operands &p,
                         FuzzedDataProvider &data) {
   require(call.types.a == element_type_of_cuda(g.a_type) &&
@@ -201,45 +211,53 @@ void check_gemv_of_gemm(const Gemm &g, const GemvProblem &call, const Operands &
   const bool matrix_is_b = call.a.data == p.x;
   require((call.a.data == p.a && call.x.data == p.x) || (matrix_is_b && call.x.data == p.a),
           "GEMM: the GEMV's matrix and vector are not the GEMM's A and B");
+  const bool columns = vectors_are_columns(g);
+  const int64_t vectors = columns ? g.n : g.m;
   const bool transposed = call.transposed();
   const int64_t y_length = call.y_length(), x_length = call.x_length();
-  require(y_length == (g.n == 1 ? g.m : g.n) && x_length == g.k,
-          "GEMM m %lld n %lld k %lld: the GEMV has %lld outputs and reduces over %lld",
-          (long long)g.m, (long long)g.n, (long long)g.k, (long long)y_length, (long long)x_length);
+  require(y_length == (columns ? g.m : g.n) && x_length == g.k && call.rhs_count == vectors,
+          "GEMM m %lld n %lld k %lld: the GEMV has %lld vectors of %lld outputs and reduces over "
+          "%lld",
+          (long long)g.m, (long long)g.n, (long long)g.k, (long long)call.rhs_count,
+          (long long)y_length, (long long)x_length);
 
   const bool a_plain = g.transa == CUBLAS_OP_N, b_plain = g.transb == CUBLAS_OP_N;
-  const auto check = [&](int64_t r, int64_t l) {
+  const auto check = [&](int64_t r, int64_t o, int64_t l) {
     // The GEMM: output (i, j), A and B elements of the product at reduction index l.
-    const int64_t i = g.n == 1 ? r : 0, j = g.n == 1 ? 0 : r;
+    const int64_t i = columns ? o : r, j = columns ? r : o;
     const Offset gemm_c = i + Offset(j) * g.ldc;
     const Offset gemm_a = a_plain ? i + Offset(l) * g.lda : l + Offset(i) * g.lda;
     const Offset gemm_b = b_plain ? l + Offset(j) * g.ldb : j + Offset(l) * g.ldb;
-    // The GEMV: output r, matrix element (r, l) of op(matrix), vector element l.
-    const Offset gemv_y = xgemv_test::vector_offset<Offset>(r, y_length, call.y.inc);
-    const Offset gemv_matrix = transposed ? l + Offset(r) * call.a.ld : r + Offset(l) * call.a.ld;
-    const Offset gemv_x = xgemv_test::vector_offset<Offset>(l, x_length, call.x.inc);
+    // The GEMV: vector r, output o, matrix element (o, l) of op(matrix), vector element l.
+    const Offset gemv_y =
+        Offset(r) * call.y.ld + xgemv_test::vector_offset<Offset>(o, y_length, call.y.inc);
+    const Offset gemv_matrix = transposed ? l + Offset(o) * call.a.ld : o + Offset(l) * call.a.ld;
+    const Offset gemv_x =
+        Offset(r) * call.x.ld + xgemv_test::vector_offset<Offset>(l, x_length, call.x.inc);
     const Offset gemv_a = matrix_is_b ? gemv_x : gemv_matrix;
     const Offset gemv_b = matrix_is_b ? gemv_matrix : gemv_x;
     require(gemv_y == gemm_c && gemv_a == gemm_a && gemv_b == gemm_b,
-            "GEMM op %d/%d m %lld n %lld k %lld lda %lld ldb %lld ldc %lld, output %lld, index "
-            "%lld: the GEMV writes C[%lld] from A[%lld]*B[%lld], the GEMM C[%lld] from "
-            "A[%lld]*B[%lld]",
+            "GEMM op %d/%d m %lld n %lld k %lld lda %lld ldb %lld ldc %lld, vector %lld, output "
+            "%lld, index %lld: the GEMV writes C[%lld] from A[%lld]*B[%lld], the GEMM C[%lld] "
+            "from A[%lld]*B[%lld]",
             g.transa, g.transb, (long long)g.m, (long long)g.n, (long long)g.k, (long long)g.lda,
-            (long long)g.ldb, (long long)g.ldc, (long long)r, (long long)l, (long long)gemv_y,
-            (long long)gemv_a, (long long)gemv_b, (long long)gemm_c, (long long)gemm_a,
-            (long long)gemm_b);
+            (long long)g.ldb, (long long)g.ldc, (long long)r, (long long)o, (long long)l,
+            (long long)gemv_y, (long long)gemv_a, (long long)gemv_b, (long long)gemm_c,
+            (long long)gemm_a, (long long)gemm_b);
   };
   constexpr int64_t kExhaustiveProducts = 1 << 12;
-  if (Offset(y_length) * x_length <= kExhaustiveProducts) {
-    for (int64_t r = 0; r < y_length; ++r)
-      for (int64_t l = 0; l < x_length; ++l) check(r, l);
+  if (Offset(y_length) * x_length <= kExhaustiveProducts / vectors) {  // vectors: 1..16
+    for (int64_t r = 0; r < vectors; ++r)
+      for (int64_t o = 0; o < y_length; ++o)
+        for (int64_t l = 0; l < x_length; ++l) check(r, o, l);
     return;
   }
-  for (const int64_t r :
-       {int64_t(0), y_length - 1, data.ConsumeIntegralInRange<int64_t>(0, y_length - 1)})
-    for (const int64_t l :
-         {int64_t(0), x_length - 1, data.ConsumeIntegralInRange<int64_t>(0, x_length - 1)})
-      check(r, l);
+  const auto samples = [&](int64_t count) {
+    return std::array<int64_t, 3>{0, count - 1, data.ConsumeIntegralInRange<int64_t>(0, count - 1)};
+  };
+  for (const int64_t r : samples(vectors))
+    for (const int64_t o : samples(y_length))
+      for (const int64_t l : samples(x_length)) check(r, o, l);
 }
 
 cudaDataType consume_data_type(FuzzedDataProvider &data) {
@@ -259,8 +277,15 @@ void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
   Gemm g{};
   g.transa = consume_op(data);
   g.transb = consume_op(data);
-  // C is one column or one row in most inputs: those are the calls that may be served.
-  const auto dimension = [&] { return data.ConsumeBool() ? Int(1) : consume_argument<Int>(data); };
+  // C has one, a few (up to just past 16) or any number of columns or rows: the first two are
+  // the calls that may be served.
+  const auto dimension = [&] {
+    switch (data.ConsumeIntegralInRange(0, 2)) {
+      case 0: return Int(1);
+      case 1: return data.ConsumeIntegralInRange<Int>(2, Int(kMaxVectors + 1));
+      default: return consume_argument<Int>(data);
+    }
+  };
   const Int m = dimension(), n = dimension(), k = consume_argument<Int>(data);
   const Int lda = consume_leading_dimension<Int>(data, g.transa == CUBLAS_OP_N ? m : k);
   const Int ldb = consume_leading_dimension<Int>(data, g.transb == CUBLAS_OP_N ? k : n);

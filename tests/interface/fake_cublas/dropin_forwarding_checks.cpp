@@ -100,8 +100,8 @@ extern "C" __attribute__((visibility("default"))) int run_dropin_forwarding_chec
                    "invalid batch count (< 0)", handle, CUBLAS_OP_T, int64_t(4), int64_t(3), f, t, int64_t(4),
                    12LL, t, int64_t(1), 4LL, f, y, int64_t(1), 3LL, int64_t(-1));
   expect_forwarded(static_cast<GemmEx>(&cublasGemmEx), "cublasGemmEx", "a GEMM", handle,
-                   CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 3, v, v, CUDA_R_16F, 4, v, CUDA_R_16F, 3, v,
-                   const_cast<void *>(v), CUDA_R_16F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                   CUBLAS_OP_N, CUBLAS_OP_N, 17, 17, 3, v, v, CUDA_R_16F, 17, v, CUDA_R_16F, 3, v,
+                   const_cast<void *>(v), CUDA_R_16F, 17, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   expect_forwarded(&cublasGemmEx_64, "cublasGemmEx_64", "compute type", handle, CUBLAS_OP_T,
                    CUBLAS_OP_N, int64_t(1), int64_t(4), int64_t(3), v, v, CUDA_R_16F, int64_t(3), v,
                    CUDA_R_16F, int64_t(3), v, const_cast<void *>(v), CUDA_R_16F, int64_t(1),
