@@ -119,6 +119,12 @@ Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, 
                             served->types, &reason)
              : std::nullopt;
   if (!gemv) return {std::nullopt, reason};
+  // Several vectors are served where xgemv runs them on the tensor cores (16-bit op T, the
+  // layout of x @ W.T); its CUDA-core kernels for several fp32 vectors or op N lose to cuBLAS's
+  // GEMM from about four vectors on (bench/results), so those calls stay with cuBLAS.
+  const bool sixteen_bit = gemv->types.a == ElementType::kF16 || gemv->types.a == ElementType::kBF16;
+  if (gemv->rhs_count > 1 && !(sixteen_bit && gemv->transposed()))
+    return {std::nullopt, "several vectors of fp32 or op N (cuBLAS's GEMM is faster there)"};
   return checked_route(*gemv);
 }
 
