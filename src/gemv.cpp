@@ -45,7 +45,7 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked) noexcept {
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
   handle->last_variant = -1;
   const bool device_scalars = handle->pointer_mode == XGEMV_POINTER_MODE_DEVICE;
-  if (p.m == 0 || p.n == 0 || p.batch_count == 0) return XGEMV_STATUS_SUCCESS;
+  if (p.m == 0 || p.n == 0 || p.rhs_count == 0 || p.batch_count == 0) return XGEMV_STATUS_SUCCESS;
   if (p.alpha == nullptr || p.beta == nullptr) return XGEMV_STATUS_NULL_POINTER;
   if (is_quick_return(checked, device_scalars)) return XGEMV_STATUS_SUCCESS;
 
