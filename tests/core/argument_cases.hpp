@@ -1,6 +1,8 @@
 // Invalid (and barely valid) arguments with the status xgemv must return when the handle is
 // NULL. The order is the contract: BLAS arguments (Reference BLAS order and positions) before
-// batch_count, batch_count before the handle, the handle before the quick return.
+// batch_count, batch_count before the handle, the handle before the quick return. The same for
+// the few-right-hand-side calls, whose ldx, ldy and nrhs are checked where gemv checks incx,
+// incy (positions 8, 11) and after them (12).
 #pragma once
 
 #include <cstdint>
@@ -56,8 +58,73 @@ inline constexpr ArgumentCase kArgumentCases[] = {
     {"quick return batch_count = 0", 'N', 2, 2, 2, 1, 1, 0, XGEMV_STATUS_INVALID_HANDLE},
 };
 
+// The few-right-hand-side calls (xgemv_?gemv_nrhs): X has rows n for op N and m otherwise, Y
+// the other one; ldx and ldy stand where incx and incy stand, nrhs comes last (position 12).
+struct NrhsArgumentCase {
+  const char *what;
+  char trans;
+  int64_t m, n, lda, ldx, ldy, nrhs;
+  xgemv_status expected_with_null_handle;
+};
+
+inline constexpr NrhsArgumentCase kNrhsArgumentCases[] = {
+    {"trans 'X'", 'X', 2, 2, 2, 2, 2, 2, XGEMV_STATUS_INVALID_TRANS},
+    {"trans NUL", '\0', 2, 2, 2, 2, 2, 2, XGEMV_STATUS_INVALID_TRANS},
+    {"trans 'H' (not BLAS)", 'H', 2, 2, 2, 2, 2, 2, XGEMV_STATUS_INVALID_TRANS},
+    {"m < 0", 'N', -1, 2, 1, 2, 1, 2, XGEMV_STATUS_INVALID_M},
+    {"m = INT64_MIN", 'T', INT64_MIN, 2, 1, 1, 2, 2, XGEMV_STATUS_INVALID_M},
+    {"n < 0", 'N', 2, -1, 2, 1, 2, 2, XGEMV_STATUS_INVALID_N},
+    {"lda < m", 'N', 5, 3, 4, 3, 5, 2, XGEMV_STATUS_INVALID_LDA},
+    {"lda < m for op T (lda is checked against m whatever trans)", 'T', 5, 3, 3, 5, 3, 2,
+     XGEMV_STATUS_INVALID_LDA},
+    {"lda = 0 with m = 0 (lda >= max(1, m))", 'N', 0, 3, 0, 3, 1, 2, XGEMV_STATUS_INVALID_LDA},
+    {"ldx < n for op N (X has n rows)", 'N', 5, 3, 5, 2, 5, 2, XGEMV_STATUS_INVALID_LDX},
+    {"ldx < m for op T (X has m rows)", 'T', 5, 3, 5, 4, 3, 2, XGEMV_STATUS_INVALID_LDX},
+    {"ldx = n < m for op C (X has m rows)", 'C', 5, 3, 5, 3, 3, 2, XGEMV_STATUS_INVALID_LDX},
+    {"ldx = 0 with n = 0, op N (ldx >= max(1, n))", 'N', 3, 0, 3, 0, 3, 2,
+     XGEMV_STATUS_INVALID_LDX},
+    {"ldx < 0", 'T', 1, 1, 1, -1, 1, 2, XGEMV_STATUS_INVALID_LDX},
+    {"ldy < m for op N (Y has m rows)", 'N', 5, 3, 5, 3, 4, 2, XGEMV_STATUS_INVALID_LDY},
+    {"ldy < n for op T (Y has n rows)", 'T', 5, 3, 5, 5, 2, 2, XGEMV_STATUS_INVALID_LDY},
+    {"ldy = m < n for op C (Y has n rows)", 'C', 3, 5, 3, 3, 3, 2, XGEMV_STATUS_INVALID_LDY},
+    {"ldy = 0 with m = 0, op N (ldy >= max(1, m))", 'N', 0, 3, 1, 3, 0, 2,
+     XGEMV_STATUS_INVALID_LDY},
+    {"ldy < 0", 'N', 1, 1, 1, 1, -1, 2, XGEMV_STATUS_INVALID_LDY},
+    {"nrhs < 0", 'N', 2, 2, 2, 2, 2, -1, XGEMV_STATUS_INVALID_NRHS},
+    {"nrhs = INT64_MIN", 'T', 2, 2, 2, 2, 2, INT64_MIN, XGEMV_STATUS_INVALID_NRHS},
+    // First failure wins, in position order.
+    {"trans before m", 'X', -1, -1, 0, 0, 0, -1, XGEMV_STATUS_INVALID_TRANS},
+    {"m before n", 'N', -1, -1, 0, 0, 0, -1, XGEMV_STATUS_INVALID_M},
+    {"n before lda", 'N', 2, -1, 1, 0, 0, -1, XGEMV_STATUS_INVALID_N},
+    {"lda before ldx", 'N', 2, 2, 1, 0, 0, -1, XGEMV_STATUS_INVALID_LDA},
+    {"ldx before ldy", 'N', 2, 2, 2, 0, 0, -1, XGEMV_STATUS_INVALID_LDX},
+    {"ldy before nrhs", 'T', 4, 2, 4, 4, 1, -1, XGEMV_STATUS_INVALID_LDY},
+    // Checks come before the quick returns.
+    {"nrhs = 0 does not hide ldx < n", 'N', 2, 3, 2, 2, 2, 0, XGEMV_STATUS_INVALID_LDX},
+    {"m = 0 does not hide ldy < n for op T", 'T', 0, 4, 1, 1, 3, 2, XGEMV_STATUS_INVALID_LDY},
+    {"n = 0 does not hide nrhs < 0", 'N', 2, 0, 2, 1, 2, -1, XGEMV_STATUS_INVALID_NRHS},
+    {"m = 2, n = 0, lda = 1 is an lda error", 'N', 2, 0, 1, 1, 2, 2, XGEMV_STATUS_INVALID_LDA},
+    // Valid arguments reach the handle check, quick returns included.
+    {"valid, lower-case n", 'n', 3, 2, 3, 2, 3, 2, XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, lower-case t", 't', 3, 2, 3, 3, 2, 2, XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, lower-case c", 'c', 3, 2, 3, 3, 2, 2, XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, op N with ldx = n < m and ldy = m", 'N', 5, 3, 5, 3, 5, 4,
+     XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, op T with ldx = m and ldy = n < m", 'T', 5, 3, 5, 5, 3, 4,
+     XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, padded leading dimensions", 'N', 3, 2, 7, 5, 6, 17, XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, nrhs = 1", 'T', 3, 2, 3, 3, 2, 1, XGEMV_STATUS_INVALID_HANDLE},
+    {"valid, nrhs beyond int32", 'N', 3, 2, 3, 2, 3, int64_t{1} << 40,
+     XGEMV_STATUS_INVALID_HANDLE},
+    {"quick return nrhs = 0", 'N', 3, 2, 3, 2, 3, 0, XGEMV_STATUS_INVALID_HANDLE},
+    {"quick return m = 0", 'N', 0, 3, 1, 3, 1, 2, XGEMV_STATUS_INVALID_HANDLE},
+    {"quick return n = 0", 'T', 3, 0, 3, 3, 1, 2, XGEMV_STATUS_INVALID_HANDLE},
+    {"quick return m = n = nrhs = 0", 'C', 0, 0, 1, 1, 1, 0, XGEMV_STATUS_INVALID_HANDLE},
+};
+
 // Whether a case reports a bad argument (as opposed to reaching the handle check).
-inline bool is_argument_error(const ArgumentCase &c) {
+template <class Case>
+bool is_argument_error(const Case &c) {
   return c.expected_with_null_handle != XGEMV_STATUS_INVALID_HANDLE;
 }
 

@@ -18,13 +18,32 @@ cublasOperation_t cublas_op(char trans) {
     case 'C':
     case 'c': return CUBLAS_OP_C;
   }
-  throw std::invalid_argument(std::string("cublas_gemv: trans '") + trans + "'");
+  throw std::invalid_argument(std::string("cuBLAS reference: trans '") + trans + "'");
 }
 
 int to_int(int64_t value) {
   if (value < INT_MIN || value > INT_MAX)
-    throw std::out_of_range("cublas_gemv: argument does not fit cuBLAS's int");
+    throw std::out_of_range("cuBLAS reference: argument does not fit cuBLAS's int");
   return static_cast<int>(value);
+}
+
+// The cudaDataType of T and the pedantic compute type of its accumulation.
+template <class T>
+constexpr cudaDataType_t data_type() {
+  if constexpr (std::is_same_v<T, float>) {
+    return CUDA_R_32F;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return CUDA_R_64F;
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return CUDA_R_16F;
+  } else {
+    return CUDA_R_16BF;
+  }
+}
+template <class T>
+constexpr cublasComputeType_t pedantic_compute_type() {
+  return std::is_same_v<ScalarOf<T>, double> ? CUBLAS_COMPUTE_64F_PEDANTIC
+                                             : CUBLAS_COMPUTE_32F_PEDANTIC;
 }
 
 }  // namespace
@@ -72,6 +91,32 @@ template cublasStatus_t cublas_gemv<__half>(cublasHandle_t, const GemvShape &, c
                                             float, const __half *, const __half *, float, __half *);
 template cublasStatus_t cublas_gemv<__nv_bfloat16>(cublasHandle_t, const GemvShape &,
                                                    const BatchLayout *, float,
+                                                   const __nv_bfloat16 *, const __nv_bfloat16 *,
+                                                   float, __nv_bfloat16 *);
+
+template <class T>
+cublasStatus_t cublas_gemm(cublasHandle_t handle, const GemvShape &s, const RhsLayout &rhs,
+                           ScalarOf<T> alpha, const T *a, const T *x, ScalarOf<T> beta, T *y) {
+  if (const cublasStatus_t status = cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST);
+      status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  // op(A) is y_length x x_length; X is x_length x count; Y is y_length x count.
+  return cublasGemmEx(handle, cublas_op(s.trans), CUBLAS_OP_N, to_int(s.y_length()),
+                      to_int(rhs.count), to_int(s.x_length()), &alpha, a, data_type<T>(),
+                      to_int(s.lda), x, data_type<T>(), to_int(rhs.ldx), &beta, y,
+                      data_type<T>(), to_int(rhs.ldy), pedantic_compute_type<T>(),
+                      CUBLAS_GEMM_DEFAULT);
+}
+
+template cublasStatus_t cublas_gemm<float>(cublasHandle_t, const GemvShape &, const RhsLayout &,
+                                           float, const float *, const float *, float, float *);
+template cublasStatus_t cublas_gemm<double>(cublasHandle_t, const GemvShape &, const RhsLayout &,
+                                            double, const double *, const double *, double,
+                                            double *);
+template cublasStatus_t cublas_gemm<__half>(cublasHandle_t, const GemvShape &, const RhsLayout &,
+                                            float, const __half *, const __half *, float, __half *);
+template cublasStatus_t cublas_gemm<__nv_bfloat16>(cublasHandle_t, const GemvShape &,
+                                                   const RhsLayout &, float,
                                                    const __nv_bfloat16 *, const __nv_bfloat16 *,
                                                    float, __nv_bfloat16 *);
 

@@ -19,6 +19,16 @@ template <class T>
 cublasStatus_t cublas_gemv(cublasHandle_t handle, const GemvShape &s, const BatchLayout *batch,
                            ScalarOf<T> alpha, const T *a, const T *x, ScalarOf<T> beta, T *y);
 
+// Y := alpha*op(A)*X + beta*Y for rhs.count columns by cublasGemmEx with host scalars, on the
+// same columns as the few-right-hand-side calls (X, Y column-major, leading dimensions rhs.ldx,
+// rhs.ldy; s.incx and s.incy are not used). Every type in its own storage, scalars and
+// accumulation in ScalarOf<T>, in cuBLAS's pedantic compute types (IEEE arithmetic in the
+// accumulation type, no reduced-precision inputs or reductions). Returns cuBLAS's status; throws
+// std::out_of_range for an argument beyond cuBLAS's int.
+template <class T>
+cublasStatus_t cublas_gemm(cublasHandle_t handle, const GemvShape &s, const RhsLayout &rhs,
+                           ScalarOf<T> alpha, const T *a, const T *x, ScalarOf<T> beta, T *y);
+
 // The file that provides cublasSgemv_v2 in this process, symbolic links resolved.
 std::string cublas_library_path();
 

@@ -53,6 +53,17 @@ struct BatchLayout {
   int64_t y_span(const GemvShape &s) const { return span(count, stride_y, s.y_extent()); }
 };
 
+// Several right-hand sides (the few-right-hand-side calls): X and Y column-major with `count`
+// columns and leading dimensions ldx, ldy, every column against the same A (GemvShape's incx and
+// incy are 1 there). Column c is x + c*ldx and y + c*ldy: a batch with stride_a 0, so that the
+// batch helpers below walk the columns as problems.
+struct RhsLayout {
+  int64_t count = 1;
+  int64_t ldx = 1, ldy = 1;
+
+  BatchLayout as_batch() const { return {count, 0, ldx, ldy}; }
+};
+
 // Calls f(offset) for every element of A that problem `b` reads, column by column.
 template <class F>
 void for_each_matrix_offset(const GemvShape &s, const BatchLayout &batch, int64_t b, F &&f) {

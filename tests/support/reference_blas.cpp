@@ -20,12 +20,12 @@ CBLAS_TRANSPOSE cblas_trans(char trans) {
     case 'C':
     case 'c': return CblasConjTrans;
   }
-  throw std::invalid_argument(std::string("openblas_gemv: trans '") + trans + "'");
+  throw std::invalid_argument(std::string("openblas reference: trans '") + trans + "'");
 }
 
 blasint to_blasint(int64_t value) {
   if (value < INT_MIN || value > INT_MAX)
-    throw std::out_of_range("openblas_gemv: argument does not fit OpenBLAS's integer");
+    throw std::out_of_range("openblas reference: argument does not fit OpenBLAS's integer");
   return static_cast<blasint>(value);
 }
 
@@ -36,6 +36,18 @@ std::vector<S> upcast(const T *data, int64_t count) {
   return result;
 }
 
+// The inputs as OpenBLAS takes them: fp32/fp64 as they are, 16-bit ones upcast to fp32 (kept in
+// `upcast_copy` for as long as the pointer is used).
+template <class S, class T>
+const S *blas_input(const T *data, int64_t count, std::vector<S> &upcast_copy) {
+  if constexpr (std::is_same_v<T, S>) {
+    return data;
+  } else {
+    upcast_copy = upcast<S>(data, count);
+    return upcast_copy.data();
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -43,18 +55,9 @@ std::vector<ScalarOf<T>> openblas_gemv(const GemvShape &s, ScalarOf<T> alpha, co
                                        const T *x, ScalarOf<T> beta, const T *y) {
   using S = ScalarOf<T>;
   std::vector<S> y_out = upcast<S>(y, s.y_extent());
-  // fp32/fp64 inputs go to OpenBLAS as they are; 16-bit ones are upcast first.
   std::vector<S> a_upcast, x_upcast;
-  const S *a_in, *x_in;
-  if constexpr (std::is_same_v<T, S>) {
-    a_in = a;
-    x_in = x;
-  } else {
-    a_upcast = upcast<S>(a, s.matrix_extent());
-    x_upcast = upcast<S>(x, s.x_extent());
-    a_in = a_upcast.data();
-    x_in = x_upcast.data();
-  }
+  const S *a_in = blas_input(a, s.matrix_extent(), a_upcast);
+  const S *x_in = blas_input(x, s.x_extent(), x_upcast);
   const auto gemv = [] {
     if constexpr (std::is_same_v<S, float>)
       return cblas_sgemv;
@@ -66,6 +69,29 @@ std::vector<ScalarOf<T>> openblas_gemv(const GemvShape &s, ScalarOf<T> alpha, co
   return y_out;
 }
 
+template <class T>
+std::vector<ScalarOf<T>> openblas_gemm(const GemvShape &s, const RhsLayout &rhs,
+                                       ScalarOf<T> alpha, const T *a, const T *x,
+                                       ScalarOf<T> beta, const T *y) {
+  using S = ScalarOf<T>;
+  const BatchLayout columns = rhs.as_batch();
+  std::vector<S> y_out = upcast<S>(y, columns.y_span(s));
+  std::vector<S> a_upcast, x_upcast;
+  const S *a_in = blas_input(a, s.matrix_extent(), a_upcast);
+  const S *x_in = blas_input(x, columns.x_span(s), x_upcast);
+  const auto gemm = [] {
+    if constexpr (std::is_same_v<S, float>)
+      return cblas_sgemm;
+    else
+      return cblas_dgemm;
+  }();
+  // op(A) is y_length x x_length; X is x_length x count; Y is y_length x count.
+  gemm(CblasColMajor, cblas_trans(s.trans), CblasNoTrans, to_blasint(s.y_length()),
+       to_blasint(rhs.count), to_blasint(s.x_length()), alpha, a_in, to_blasint(s.lda), x_in,
+       to_blasint(rhs.ldx), beta, y_out.data(), to_blasint(rhs.ldy));
+  return y_out;
+}
+
 template std::vector<float> openblas_gemv<float>(const GemvShape &, float, const float *,
                                                  const float *, float, const float *);
 template std::vector<double> openblas_gemv<double>(const GemvShape &, double, const double *,
@@ -74,6 +100,20 @@ template std::vector<float> openblas_gemv<__half>(const GemvShape &, float, cons
                                                   const __half *, float, const __half *);
 template std::vector<float> openblas_gemv<__nv_bfloat16>(const GemvShape &, float,
                                                          const __nv_bfloat16 *,
+                                                         const __nv_bfloat16 *, float,
+                                                         const __nv_bfloat16 *);
+
+template std::vector<float> openblas_gemm<float>(const GemvShape &, const RhsLayout &, float,
+                                                 const float *, const float *, float,
+                                                 const float *);
+template std::vector<double> openblas_gemm<double>(const GemvShape &, const RhsLayout &, double,
+                                                   const double *, const double *, double,
+                                                   const double *);
+template std::vector<float> openblas_gemm<__half>(const GemvShape &, const RhsLayout &, float,
+                                                  const __half *, const __half *, float,
+                                                  const __half *);
+template std::vector<float> openblas_gemm<__nv_bfloat16>(const GemvShape &, const RhsLayout &,
+                                                         float, const __nv_bfloat16 *,
                                                          const __nv_bfloat16 *, float,
                                                          const __nv_bfloat16 *);
 

@@ -16,6 +16,15 @@ template <class T>
 std::vector<ScalarOf<T>> openblas_gemv(const GemvShape &s, ScalarOf<T> alpha, const T *a,
                                        const T *x, ScalarOf<T> beta, const T *y);
 
+// Y := alpha*op(A)*X + beta*Y for rhs.count columns by cblas_sgemm (fp32, and fp16/bf16 upcast
+// to fp32) or cblas_dgemm: the host reference of the few-right-hand-side calls. X and Y are
+// column-major with leading dimensions rhs.ldx and rhs.ldy (s.incx and s.incy are not used); Y
+// spans rhs.as_batch().y_span(s) elements. Returns the whole Y storage in the scalar type.
+template <class T>
+std::vector<ScalarOf<T>> openblas_gemm(const GemvShape &s, const RhsLayout &rhs,
+                                       ScalarOf<T> alpha, const T *a, const T *x,
+                                       ScalarOf<T> beta, const T *y);
+
 // The file that provides cblas_sgemv in this process, symbolic links resolved.
 std::string openblas_library_path();
 

@@ -1,5 +1,5 @@
 // One xgemv call described by a GemvShape, so that tests are written once for every element type
-// and both entry points. Header-only: link xgemv::xgemv.
+// and every entry point. Header-only: link xgemv::xgemv.
 #pragma once
 
 #include <xgemv/xgemv.hpp>
@@ -28,6 +28,15 @@ xgemv_status xgemv_gemv(xgemv_handle h, const GemvShape &s, const BatchLayout *b
   return xgemv::gemv_strided_batched(h, s.trans, s.m, s.n, p.alpha, p.a, s.lda, batch->stride_a,
                                      p.x, s.incx, batch->stride_x, p.beta, p.y, s.incy,
                                      batch->stride_y, batch->count);
+}
+
+// One call through the few-right-hand-side entry point: trans, m, n and lda from the shape
+// (its incx and incy are not arguments of that call), X and Y as `rhs` lays them out.
+template <class T>
+xgemv_status xgemv_gemv_nrhs(xgemv_handle h, const GemvShape &s, const RhsLayout &rhs,
+                             const GemvOperands<T> &p) {
+  return xgemv::gemv_nrhs(h, s.trans, s.m, s.n, p.alpha, p.a, s.lda, p.x, rhs.ldx, p.beta, p.y,
+                          rhs.ldy, rhs.count);
 }
 
 }  // namespace xgemv_test

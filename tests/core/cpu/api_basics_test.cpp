@@ -1,5 +1,6 @@
-// Status strings and argument positions, version, handle functions given NULL, the text of the
-// last CUDA error, and xgemv_create on a machine without a CUDA device.
+// Status strings and argument positions (the few-right-hand-side ones too), version, handle
+// functions given NULL, the text of the last CUDA error, and xgemv_create on a machine without a
+// CUDA device.
 #include <cstring>
 #include <set>
 #include <string>
@@ -11,12 +12,14 @@
 
 namespace {
 
+// Every distinct value (INVALID_LDX and INVALID_LDY share INVALID_INCX's and INVALID_INCY's).
 constexpr xgemv_status kAllStatuses[] = {
-    XGEMV_STATUS_SUCCESS,       XGEMV_STATUS_INVALID_TRANS,  XGEMV_STATUS_INVALID_M,
-    XGEMV_STATUS_INVALID_N,     XGEMV_STATUS_INVALID_LDA,    XGEMV_STATUS_INVALID_INCX,
-    XGEMV_STATUS_INVALID_INCY,  XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_POINTER_MODE,
-    XGEMV_STATUS_INVALID_BATCH, XGEMV_STATUS_NULL_POINTER,   XGEMV_STATUS_INVALID_POINTER,
-    XGEMV_STATUS_WRONG_DEVICE,  XGEMV_STATUS_CUDA_ERROR,     XGEMV_STATUS_INTERNAL_ERROR,
+    XGEMV_STATUS_SUCCESS,          XGEMV_STATUS_INVALID_TRANS,        XGEMV_STATUS_INVALID_M,
+    XGEMV_STATUS_INVALID_N,        XGEMV_STATUS_INVALID_LDA,          XGEMV_STATUS_INVALID_INCX,
+    XGEMV_STATUS_INVALID_INCY,     XGEMV_STATUS_INVALID_NRHS,         XGEMV_STATUS_INVALID_HANDLE,
+    XGEMV_STATUS_INVALID_BATCH,    XGEMV_STATUS_INVALID_POINTER_MODE, XGEMV_STATUS_NULL_POINTER,
+    XGEMV_STATUS_INVALID_POINTER,  XGEMV_STATUS_WRONG_DEVICE,         XGEMV_STATUS_NOT_SUPPORTED,
+    XGEMV_STATUS_INVALID_VALUE,    XGEMV_STATUS_CUDA_ERROR,           XGEMV_STATUS_INTERNAL_ERROR,
     XGEMV_STATUS_NO_DEVICE,
 };
 
@@ -29,8 +32,8 @@ TEST(Status, EveryStatusHasItsOwnDescription) {
     EXPECT_TRUE(seen.insert(text).second) << "duplicate description: " << text;
   }
   // Values a C caller can hold that name no status (within the enum's range: no UB in C++).
-  EXPECT_NE(xgemv_status_string(static_cast<xgemv_status>(26)), nullptr);
-  EXPECT_NE(xgemv_status_string(static_cast<xgemv_status>(27)), nullptr);
+  EXPECT_NE(xgemv_status_string(static_cast<xgemv_status>(28)), nullptr);
+  EXPECT_NE(xgemv_status_string(static_cast<xgemv_status>(29)), nullptr);
 }
 
 TEST(Status, ArgumentErrorsNameTheirReferenceBlasPosition) {
@@ -43,8 +46,26 @@ TEST(Status, ArgumentErrorsNameTheirReferenceBlasPosition) {
   for (xgemv_status status :
        {XGEMV_STATUS_SUCCESS, XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_BATCH,
         XGEMV_STATUS_NULL_POINTER, XGEMV_STATUS_CUDA_ERROR, XGEMV_STATUS_NO_DEVICE,
-        static_cast<xgemv_status>(26)})
+        XGEMV_STATUS_NOT_SUPPORTED, static_cast<xgemv_status>(28)})
     EXPECT_EQ(xgemv_status_argument(status), 0) << status;
+}
+
+// xgemv_?gemv_nrhs put X, ldx and Y, ldy where gemv has x, incx and y, incy, and nrhs last.
+TEST(Status, NrhsArgumentErrorsNameTheirPositions) {
+  EXPECT_EQ(XGEMV_STATUS_INVALID_LDX, XGEMV_STATUS_INVALID_INCX);
+  EXPECT_EQ(XGEMV_STATUS_INVALID_LDY, XGEMV_STATUS_INVALID_INCY);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_LDX), 8);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_LDY), 11);
+  EXPECT_EQ(xgemv_status_argument(XGEMV_STATUS_INVALID_NRHS), 12);
+  const std::string ldx = xgemv_status_string(XGEMV_STATUS_INVALID_LDX);
+  const std::string ldy = xgemv_status_string(XGEMV_STATUS_INVALID_LDY);
+  const std::string nrhs = xgemv_status_string(XGEMV_STATUS_INVALID_NRHS);
+  EXPECT_NE(ldx.find("ldx"), std::string::npos) << ldx;
+  EXPECT_NE(ldx.find("incx"), std::string::npos) << ldx;
+  EXPECT_NE(ldy.find("ldy"), std::string::npos) << ldy;
+  EXPECT_NE(ldy.find("incy"), std::string::npos) << ldy;
+  EXPECT_NE(nrhs.find("12"), std::string::npos) << nrhs;
+  EXPECT_NE(nrhs.find("nrhs"), std::string::npos) << nrhs;
 }
 
 TEST(Status, NoDeviceSaysSoInWords) {
@@ -73,6 +94,13 @@ TEST(Handle, FunctionsGivenNullReportAnInvalidHandle) {
   EXPECT_EQ(xgemv_set_pointer_mode(nullptr, XGEMV_POINTER_MODE_DEVICE),
             XGEMV_STATUS_INVALID_HANDLE);
   EXPECT_EQ(xgemv_get_pointer_mode(nullptr, &mode), XGEMV_STATUS_INVALID_HANDLE);
+  int enabled = 7;
+  EXPECT_EQ(xgemv_set_early_start(nullptr, 1), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_get_early_start(nullptr, &enabled), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_set_batch_invariant(nullptr, 1), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_get_batch_invariant(nullptr, &enabled), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(xgemv_get_batch_invariant(nullptr, nullptr), XGEMV_STATUS_INVALID_HANDLE);
+  EXPECT_EQ(enabled, 7) << "a refused getter leaves its output alone";
   EXPECT_EQ(xgemv_create(nullptr), XGEMV_STATUS_NULL_POINTER);
 }
 

@@ -15,6 +15,10 @@ int main(void) {
       (any_function)xgemv_get_stream,
       (any_function)xgemv_set_pointer_mode,
       (any_function)xgemv_get_pointer_mode,
+      (any_function)xgemv_set_early_start,
+      (any_function)xgemv_get_early_start,
+      (any_function)xgemv_set_batch_invariant,
+      (any_function)xgemv_get_batch_invariant,
       (any_function)xgemv_status_string,
       (any_function)xgemv_status_argument,
       (any_function)xgemv_last_cuda_error,
@@ -29,10 +33,21 @@ int main(void) {
       (any_function)xgemv_dgemv_strided_batched,
       (any_function)xgemv_hgemv_strided_batched,
       (any_function)xgemv_bf16gemv_strided_batched,
+      (any_function)xgemv_sgemv_nrhs,
+      (any_function)xgemv_dgemv_nrhs,
+      (any_function)xgemv_hgemv_nrhs,
+      (any_function)xgemv_bf16gemv_nrhs,
+      (any_function)xgemv_kernel_variant_count,
+      (any_function)xgemv_kernel_variant_name,
+      (any_function)xgemv_set_kernel_variant,
+      (any_function)xgemv_get_last_kernel_variant,
   };
   char expected_version[32];
   const float one = 1.0f;
+  const double one_double = 1.0;
   float y = 0.0f;
+  double y_double = 0.0;
+  int enabled = 0;
   const xgemv_half *half_data = NULL; /* the 16-bit types are opaque in C */
   const xgemv_bfloat16 *bf16_data = NULL;
   xgemv_handle handle = NULL;
@@ -53,6 +68,21 @@ int main(void) {
       XGEMV_STATUS_INVALID_INCY)
     return 5;
   if (xgemv_get_pointer_mode(handle, &mode) != XGEMV_STATUS_INVALID_HANDLE) return 6;
+  /* The few-right-hand-side calls: ldx 8, ldy 11, nrhs 12. */
+  if (xgemv_sgemv_nrhs(handle, 'N', 2, 3, &one, &y, 2, &y, 2, &one, &y, 2, 1) !=
+      XGEMV_STATUS_INVALID_LDX)
+    return 7;
+  if (xgemv_dgemv_nrhs(handle, 'T', 2, 3, &one_double, &y_double, 2, &y_double, 2, &one_double,
+                       &y_double, 2, 1) != XGEMV_STATUS_INVALID_LDY)
+    return 8;
+  if (xgemv_hgemv_nrhs(handle, 'N', 1, 1, &one, half_data, 1, half_data, 1, &one, NULL, 1, -1) !=
+      XGEMV_STATUS_INVALID_NRHS)
+    return 9;
+  if (xgemv_status_argument(XGEMV_STATUS_INVALID_NRHS) != 12) return 10;
+  if (xgemv_bf16gemv_nrhs(handle, 'C', 1, 1, &one, bf16_data, 1, bf16_data, 1, &one, NULL, 1, 0) !=
+      XGEMV_STATUS_INVALID_HANDLE)
+    return 11;
+  if (xgemv_get_batch_invariant(handle, &enabled) != XGEMV_STATUS_INVALID_HANDLE) return 12;
   printf("C99: xgemv %s, %s\n", xgemv_version_string(),
          xgemv_status_string(XGEMV_STATUS_INVALID_TRANS));
   return 0;

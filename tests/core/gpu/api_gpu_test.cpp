@@ -1,7 +1,11 @@
-// The C API with a real handle: handle state, argument errors and quick returns that touch
-// nothing (poisoned pointers would fault the device), NULL operands, and a call captured into a
-// CUDA graph on a user stream with device scalars.
+// The C API with a real handle: handle state (batch invariance included, set by call and by
+// the environment), argument errors and quick returns that touch nothing (poisoned pointers
+// would fault the device), NULL operands, through the single, strided-batched and
+// few-right-hand-side entry points, and a call captured into a CUDA graph on a user stream with
+// device scalars.
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +55,105 @@ TEST(Handle, KeepsStreamAndPointerMode) {
   EXPECT_EQ(xgemv_get_pointer_mode(handle, nullptr), XGEMV_STATUS_NULL_POINTER);
 }
 
+// Sets (value) or unsets (nullopt) an environment variable for a scope, then restores it.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char *name, std::optional<std::string> value) : name_(name) {
+    if (const char *old = std::getenv(name)) old_ = old;
+    set(value);
+  }
+  ~ScopedEnvironment() { set(old_); }
+  ScopedEnvironment(const ScopedEnvironment &) = delete;
+  ScopedEnvironment &operator=(const ScopedEnvironment &) = delete;
+
+ private:
+  void set(const std::optional<std::string> &value) {
+    if (value)
+      setenv(name_, value->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
+int batch_invariant(xgemv_handle handle) {
+  int enabled = -1;
+  EXPECT_EQ(xgemv_get_batch_invariant(handle, &enabled), XGEMV_STATUS_SUCCESS);
+  return enabled;
+}
+
+TEST(Handle, BatchInvarianceIsOffByDefaultAndSettable) {
+  const ScopedEnvironment unset("XGEMV_BATCH_INVARIANT", std::nullopt);
+  GpuHandles gpu;
+  const xgemv_handle handle = gpu.xgemv();
+  EXPECT_EQ(batch_invariant(handle), 0) << "a new handle is not batch-invariant";
+  EXPECT_EQ(xgemv_set_batch_invariant(handle, 1), XGEMV_STATUS_SUCCESS);
+  EXPECT_EQ(batch_invariant(handle), 1);
+  EXPECT_EQ(xgemv_set_batch_invariant(handle, 0), XGEMV_STATUS_SUCCESS);
+  EXPECT_EQ(batch_invariant(handle), 0);
+  EXPECT_EQ(xgemv_set_batch_invariant(handle, 7), XGEMV_STATUS_SUCCESS);
+  EXPECT_EQ(batch_invariant(handle), 1) << "any non-zero value enables it";
+  EXPECT_EQ(xgemv_get_batch_invariant(handle, nullptr), XGEMV_STATUS_NULL_POINTER);
+}
+
+// XGEMV_BATCH_INVARIANT is read by xgemv_create: "1" enables the mode on the handles it creates
+// after it is set, "0" or no variable leaves it off; handles made before keep their mode.
+TEST(Handle, EnvironmentEnablesBatchInvarianceAtCreation) {
+  std::optional<GpuHandles> before;
+  {
+    const ScopedEnvironment unset("XGEMV_BATCH_INVARIANT", std::nullopt);
+    before.emplace();
+  }
+  const std::pair<std::optional<std::string>, int> settings[] = {
+      {"1", 1}, {"0", 0}, {std::nullopt, 0}};
+  for (const auto &[value, expected] : settings) {
+    SCOPED_TRACE("XGEMV_BATCH_INVARIANT=" + value.value_or("(unset)"));
+    const ScopedEnvironment environment("XGEMV_BATCH_INVARIANT", value);
+    GpuHandles gpu;
+    EXPECT_EQ(batch_invariant(gpu.xgemv()), expected);
+    EXPECT_EQ(batch_invariant(before->xgemv()), 0);
+    // Still settable either way.
+    const int flipped = expected == 0 ? 1 : 0;
+    EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), flipped), XGEMV_STATUS_SUCCESS);
+    EXPECT_EQ(batch_invariant(gpu.xgemv()), flipped);
+  }
+}
+
+// The entry points a table case may go through.
+enum class EntryPoint { single, strided_batched, several_rhs };
+constexpr EntryPoint kEntryPoints[] = {EntryPoint::single, EntryPoint::strided_batched,
+                                       EntryPoint::several_rhs};
+
+const char *entry_point_name(EntryPoint entry) {
+  switch (entry) {
+    case EntryPoint::single: return ", single";
+    case EntryPoint::strided_batched: return ", strided batched";
+    case EntryPoint::several_rhs: return ", nrhs";
+  }
+  return "";
+}
+
+// One call of `shape` through `entry`: a batch of batch_count, or nrhs columns of X and Y with
+// the smallest leading dimensions; incx = incy = 1.
+template <class T>
+xgemv_status call_entry_point(xgemv_handle handle, EntryPoint entry, const GemvShape &shape,
+                              int64_t batch_count, int64_t nrhs, const GemvOperands<T> &operands) {
+  switch (entry) {
+    case EntryPoint::single: return xgemv_gemv<T>(handle, shape, nullptr, operands);
+    case EntryPoint::strided_batched: {
+      const BatchLayout batch{batch_count, 100, 100, 100};
+      return xgemv_gemv<T>(handle, shape, &batch, operands);
+    }
+    case EntryPoint::several_rhs: {
+      const RhsLayout rhs{nrhs, std::max<int64_t>(1, shape.x_length()),
+                          std::max<int64_t>(1, shape.y_length())};
+      return xgemv_gemv_nrhs<T>(handle, shape, rhs, operands);
+    }
+  }
+  return XGEMV_STATUS_INTERNAL_ERROR;
+}
+
 template <class T>
 class ApiWithHandle : public GpuHandlesTest {
  protected:
@@ -81,26 +184,39 @@ TYPED_TEST(ApiWithHandle, ArgumentErrorsTouchNothing) {
       EXPECT_EQ(xgemv_gemv<T>(this->handle(), shape, batched ? &batch : nullptr, operands),
                 c.expected_with_null_handle);
     }
+  for (const NrhsArgumentCase &c : kNrhsArgumentCases) {
+    if (!is_argument_error(c)) continue;
+    SCOPED_TRACE(std::string(c.what) + ", nrhs");
+    const GemvShape shape{c.trans, c.m, c.n, c.lda, 1, 1};
+    EXPECT_EQ(xgemv_gemv_nrhs<T>(this->handle(), shape, RhsLayout{c.nrhs, c.ldx, c.ldy}, operands),
+              c.expected_with_null_handle);
+  }
   this->expect_device_healthy();
 }
 
-// Quick returns with poisoned or NULL data pointers: SUCCESS, nothing read or written.
+// Quick returns with poisoned or NULL data pointers: SUCCESS, nothing read or written, nothing
+// launched. The ones the shape alone decides (m, n, batch_count or nrhs = 0) need no scalars
+// either: NULL alpha and beta are accepted there too.
 TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
   using T = TypeParam;
   using S = typename TestFixture::S;
   struct QuickReturn {
     const char *what;
     char trans;
-    int64_t m, n, batch_count;
+    int64_t m, n, batch_count, nrhs;
     double alpha, beta;
   };
   constexpr QuickReturn kQuickReturns[] = {
-      {"m = 0, op N", 'N', 0, 5, 1, 1.5, 0.5},
-      {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1.5, 0.5},
-      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1.5, 0.5},
-      {"n = 0, op T", 'T', 5, 0, 1, 1.5, 0.5},
-      {"batch_count = 0", 'N', 5, 5, 0, 1.5, 0.5},
-      {"alpha = 0, beta = 1", 'T', 5, 5, 1, 0, 1},
+      {"m = 0, op N", 'N', 0, 5, 1, 1, 1.5, 0.5},
+      {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1, 1.5, 0.5},
+      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1, 1.5, 0.5},
+      {"n = 0, op T", 'T', 5, 0, 1, 1, 1.5, 0.5},
+      {"m = 0 with nrhs = 3", 'N', 0, 5, 1, 3, 1.5, 0.5},
+      {"batch_count = 0", 'N', 5, 5, 0, 1, 1.5, 0.5},
+      {"nrhs = 0, op N", 'N', 5, 5, 1, 0, 1.5, 0.5},
+      {"nrhs = 0, op T", 'T', 5, 5, 1, 0, 1.5, 0.5},
+      {"alpha = 0, beta = 1", 'T', 5, 5, 1, 1, 0, 1},
+      {"alpha = 0, beta = 1 with nrhs = 17", 'N', 5, 5, 1, 17, 0, 1},
   };
   ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
   for (const QuickReturn &q : kQuickReturns) {
@@ -108,15 +224,22 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
     const GemvOperands<T> poisoned_data{&alpha, poisoned<const T>(), poisoned<const T>(), &beta,
                                         poisoned<T>()};
     const GemvOperands<T> null_data{&alpha, nullptr, nullptr, &beta, nullptr};
+    const GemvOperands<T> null_everything{};
+    const bool decided_by_shape = q.m == 0 || q.n == 0 || q.batch_count == 0 || q.nrhs == 0;
     const GemvShape shape{q.trans, q.m, q.n, std::max<int64_t>(1, q.m), 1, 1};
-    const BatchLayout batch{q.batch_count, 100, 100, 100};
-    for (const bool batched : {false, true}) {
-      if (!batched && q.batch_count != 1) continue;
-      for (const GemvOperands<T> &operands : {poisoned_data, null_data}) {
-        SCOPED_TRACE(std::string(q.what) + (batched ? ", strided batched" : ", single") +
-                     (operands.a ? ", poisoned pointers" : ", NULL pointers"));
-        EXPECT_EQ(xgemv_gemv<T>(this->handle(), shape, batched ? &batch : nullptr, operands),
+    for (const EntryPoint entry : kEntryPoints) {
+      if (entry != EntryPoint::strided_batched && q.batch_count != 1) continue;
+      if (entry != EntryPoint::several_rhs && q.nrhs != 1) continue;
+      for (const GemvOperands<T> &operands : {poisoned_data, null_data, null_everything}) {
+        if (operands.alpha == nullptr && !decided_by_shape) continue;
+        SCOPED_TRACE(std::string(q.what) + entry_point_name(entry) +
+                     (operands.a              ? ", poisoned pointers"
+                      : operands.alpha != nullptr ? ", NULL data pointers"
+                                                  : ", NULL data and scalar pointers"));
+        EXPECT_EQ(call_entry_point<T>(this->handle(), entry, shape, q.batch_count, q.nrhs,
+                                      operands),
                   XGEMV_STATUS_SUCCESS);
+        EXPECT_EQ(xgemv_get_last_kernel_variant(this->handle()), nullptr);
       }
     }
   }
@@ -129,7 +252,9 @@ TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
   using T = TypeParam;
   using S = typename TestFixture::S;
   const GemvShape shape{'N', 4, 3, 4, 1, 1};
-  GuardedDeviceBuffer<T> a(shape.matrix_extent()), x(shape.x_extent()), y(shape.y_extent());
+  constexpr int64_t kNrhs = 2;  // X and Y hold kNrhs columns; the single-vector calls use one
+  GuardedDeviceBuffer<T> a(shape.matrix_extent()), x(kNrhs * shape.x_extent()),
+      y(kNrhs * shape.y_extent());
   RandomSource random(case_seed("NullOperandsAreReported", 0));
   std::vector<T> y_initial(y.size());
   for (T &value : y_initial) value = random.element<T>();
@@ -153,11 +278,10 @@ TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
         {"y", without(&GemvOperands<T>::y)},
     };
     for (const auto &[name, operands] : cases)
-      for (const bool batched : {false, true}) {
-        SCOPED_TRACE(std::string("NULL ") + name + (batched ? ", strided batched" : ", single") +
+      for (const EntryPoint entry : kEntryPoints) {
+        SCOPED_TRACE(std::string("NULL ") + name + entry_point_name(entry) +
                      (mode == XGEMV_POINTER_MODE_HOST ? ", host scalars" : ", device scalars"));
-        const BatchLayout batch{1, 0, 0, 0};
-        EXPECT_EQ(xgemv_gemv<T>(this->handle(), shape, batched ? &batch : nullptr, operands),
+        EXPECT_EQ(call_entry_point<T>(this->handle(), entry, shape, 1, kNrhs, operands),
                   XGEMV_STATUS_NULL_POINTER);
       }
   }

@@ -1,7 +1,8 @@
 // One GEMV test case on the GPU, end to end: fresh random data with guard values in every gap,
-// the OpenBLAS and cuBLAS references, the xgemv call (twice, for bitwise repeatability), and
-// every check the BLAS contract implies. Cases on integer data are also checked exactly: there
-// the rounding bound (which grows with k) cannot hide a dropped or doubled element.
+// the OpenBLAS and cuBLAS references (gemv, or gemm for several right-hand sides), the xgemv
+// call (twice, for bitwise repeatability), and every check the BLAS contract implies. Cases on
+// integer data are also checked exactly: there the rounding bound (which grows with k) cannot
+// hide a dropped or doubled element.
 #pragma once
 
 #include <algorithm>
@@ -22,7 +23,7 @@
 
 namespace xgemv_test {
 
-enum class ScalarChoice { zero, one, minus_one_and_a_half, random };
+enum class ScalarChoice { zero, one, minus_one_and_a_half, random, minus_one, half };
 
 struct GemvCase {
   char trans = 'N';
@@ -36,22 +37,38 @@ struct GemvCase {
   bool batched = false;  // through the strided-batched entry point
   int64_t batch_count = 1;
   int64_t stride_padding = 0;  // elements between consecutive problems, beyond their extent
+  // Through the few-right-hand-side entry point instead (incx and incy stay 1): nrhs columns of
+  // X and Y, ldx = max(1, rows of X) + ldx_padding, ldy = max(1, rows of Y) + ldy_padding.
+  bool several_rhs = false;
+  int64_t nrhs = 1;
+  int64_t ldx_padding = 0, ldy_padding = 0;
   // Integers in [-2, 2] and integer or half-integer scalars: every partial sum is exact in the
   // accumulation type (for k*4*|alpha| < 2^24), so y must equal the exact result rounded to T.
   bool integer_data = false;
+  // Calls on a batch-invariant handle (xgemv_set_batch_invariant), for the single-vector forms.
+  bool batch_invariant = false;
 
   GemvShape shape() const {
     return {trans, m, n, std::max<int64_t>(1, m) + lda_padding, incx, incy};
   }
+  RhsLayout rhs_layout() const {
+    const GemvShape s = shape();
+    return {nrhs, std::max<int64_t>(1, s.x_length()) + ldx_padding,
+            std::max<int64_t>(1, s.y_length()) + ldy_padding};
+  }
+  // Where each problem lies: a strided batch's problems, or the columns of several right-hand
+  // sides (a batch with stride_a 0).
   BatchLayout batch_layout() const {
+    if (several_rhs) return rhs_layout().as_batch();
     const GemvShape s = shape();
     return {batch_count, s.matrix_extent() + stride_padding, s.x_extent() + stride_padding,
             s.y_extent() + stride_padding};
   }
+  int64_t problems() const { return several_rhs ? nrhs : batched ? batch_count : 1; }
 };
 
 inline std::string describe(const GemvCase &c) {
-  static constexpr const char *kScalarNames[] = {"0", "1", "-1.5", "random"};
+  static constexpr const char *kScalarNames[] = {"0", "1", "-1.5", "random", "-1", "0.5"};
   const GemvShape s = c.shape();
   std::ostringstream text;
   text << "op " << c.trans << " m=" << c.m << " n=" << c.n << " lda=" << s.lda << " incx=" << c.incx
@@ -62,7 +79,12 @@ inline std::string describe(const GemvCase &c) {
     text << " misaligned A+" << c.a_misalignment << " x+" << c.x_misalignment << " y+"
          << c.y_misalignment;
   if (c.batched) text << " batch " << c.batch_count << " stride padding " << c.stride_padding;
+  if (c.several_rhs) {
+    const RhsLayout rhs = c.rhs_layout();
+    text << " nrhs=" << rhs.count << " ldx=" << rhs.ldx << " ldy=" << rhs.ldy;
+  }
   if (c.integer_data) text << " integer data";
+  if (c.batch_invariant) text << " batch-invariant handle";
   return text.str();
 }
 
@@ -72,6 +94,8 @@ S choose_scalar(ScalarChoice choice, bool integer, RandomSource &random) {
     case ScalarChoice::zero: return S(0);
     case ScalarChoice::one: return S(1);
     case ScalarChoice::minus_one_and_a_half: return S(-1.5);
+    case ScalarChoice::minus_one: return S(-1);
+    case ScalarChoice::half: return S(0.5);
     case ScalarChoice::random: break;
   }
   if (integer) return static_cast<S>(random.integer(2, 3) * (random.integer(0, 1) ? 1 : -1));
@@ -148,11 +172,16 @@ template <class T>
 void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   using S = ScalarOf<T>;
   SCOPED_TRACE(describe(c) + ", seed " + std::to_string(seed));
+  if (c.several_rhs && (c.batched || c.incx != 1 || c.incy != 1)) {
+    ADD_FAILURE() << "several right-hand sides take neither a batch nor increments";
+    return;
+  }
   RandomSource random(seed);
   const GemvShape s = c.shape();
+  const RhsLayout rhs = c.rhs_layout();
   const BatchLayout batch = c.batch_layout();
   const BatchLayout *batch_argument = c.batched ? &batch : nullptr;
-  const int64_t problems = c.batched ? c.batch_count : 1;
+  const int64_t problems = c.problems();
   const S alpha = choose_scalar<S>(c.alpha, c.integer_data, random);
   const S beta = choose_scalar<S>(c.beta, c.integer_data, random);
   const auto random_element = [&] {
@@ -160,14 +189,16 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   };
   const bool quick_return = s.m == 0 || s.n == 0 || problems == 0 || (alpha == 0 && beta == 1);
 
-  // Host images of A, x and y: random logical elements; lda padding, increment gaps and stride
-  // padding hold the guard value (NaN), so using them shows and writing them is caught.
+  // Host images of A, x and y: random logical elements; lda padding, increment gaps, stride and
+  // ldx/ldy padding hold the guard value (NaN), so using them shows and writing them is caught.
+  // Several right-hand sides share one A (stride_a 0): it is filled once.
   std::vector<T> a(batch.a_span(s), guard_value<T>());
   std::vector<T> x(batch.x_span(s), guard_value<T>());
   std::vector<T> y(batch.y_span(s), guard_value<T>());
   std::vector<bool> is_logical_y(y.size(), false);
   for (int64_t b = 0; b < problems; ++b) {
-    for_each_matrix_offset(s, batch, b, [&](int64_t o) { a[o] = random_element(); });
+    if (b == 0 || batch.stride_a != 0)
+      for_each_matrix_offset(s, batch, b, [&](int64_t o) { a[o] = random_element(); });
     for_each_x_offset(s, batch, b, [&](int64_t, int64_t o) { x[o] = random_element(); });
     for_each_y_offset(s, batch, b, [&](int64_t, int64_t o) {
       y[o] = random_element();
@@ -184,17 +215,22 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
       exact_y(y.size());
   cublasStatus_t cublas_status = CUBLAS_STATUS_SUCCESS;
   if (computes) {
+    // Several right-hand sides: one gemm over every column (the whole Y storage).
+    const std::vector<S> gemm_reference =
+        c.several_rhs ? openblas_gemm<T>(s, rhs, alpha, a.data(), x.data(), beta, y.data())
+                      : std::vector<S>{};
     for (int64_t b = 0; b < problems; ++b) {
       const T *a_b = a.data() + b * batch.stride_a, *x_b = x.data() + b * batch.stride_x,
               *y_b = y.data() + b * batch.stride_y;
-      const std::vector<S> reference = openblas_gemv<T>(s, alpha, a_b, x_b, beta, y_b);
+      const std::vector<S> gemv_reference =
+          c.several_rhs ? std::vector<S>{} : openblas_gemv<T>(s, alpha, a_b, x_b, beta, y_b);
       const std::vector<double> bound_terms =
           reference_gemv(s, std::fabs(alpha), a_b, x_b, std::fabs(beta), y_b, Magnitude{});
       const std::vector<double> exact =
           c.integer_data ? reference_gemv(s, alpha, a_b, x_b, beta, y_b)
                          : std::vector<double>(s.y_length());
       for_each_y_offset(s, batch, b, [&](int64_t i, int64_t o) {
-        openblas_y[o] = reference[o - b * batch.stride_y];
+        openblas_y[o] = c.several_rhs ? gemm_reference[o] : gemv_reference[o - b * batch.stride_y];
         magnitude[o] = bound_terms[i];
         exact_y[o] = exact[i];
       });
@@ -202,8 +238,11 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
     a_device.upload(a);
     x_device.upload(x);
     y_device.upload(y);
-    cublas_status = cublas_gemv<T>(gpu.cublas(), s, batch_argument, alpha, a_device.data(),
-                                   x_device.data(), beta, y_device.data());
+    cublas_status = c.several_rhs
+                        ? cublas_gemm<T>(gpu.cublas(), s, rhs, alpha, a_device.data(),
+                                         x_device.data(), beta, y_device.data())
+                        : cublas_gemv<T>(gpu.cublas(), s, batch_argument, alpha, a_device.data(),
+                                         x_device.data(), beta, y_device.data());
     EXPECT_EQ(cublas_status, CUBLAS_STATUS_SUCCESS)
         << "cuBLAS declined a valid BLAS call: " << cublasGetStatusString(cublas_status);
     const std::vector<T> result = y_device.download();
@@ -233,7 +272,10 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   const auto call_xgemv = [&] {
     y_device.upload(y);
     EXPECT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), c.pointer_mode), XGEMV_STATUS_SUCCESS);
-    EXPECT_EQ(xgemv_gemv<T>(gpu.xgemv(), s, batch_argument, operands), XGEMV_STATUS_SUCCESS);
+    EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), c.batch_invariant), XGEMV_STATUS_SUCCESS);
+    EXPECT_EQ(c.several_rhs ? xgemv_gemv_nrhs<T>(gpu.xgemv(), s, rhs, operands)
+                            : xgemv_gemv<T>(gpu.xgemv(), s, batch_argument, operands),
+              XGEMV_STATUS_SUCCESS);
     check_cuda(cudaDeviceSynchronize(), "synchronize after xgemv");
     return y_device.download();
   };
@@ -269,6 +311,7 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
     }
   }
   EXPECT_TRUE(bitwise_equal("y of the same call repeated", call_xgemv(), result));
+  EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), 0), XGEMV_STATUS_SUCCESS);
 }
 
 // Runs a table of cases with fresh data each, seeded from `label` and the case's index; stops

@@ -11,48 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "gemv_case.hpp"
+#include "kernel_variants.hpp"
 #include "support/test_profile.hpp"
 #include "support/typed_tests.hpp"
 
 namespace xgemv_test {
 namespace {
-
-std::vector<std::string> variant_names() {
-  std::vector<std::string> names;
-  for (int v = 0; v < xgemv_kernel_variant_count(); ++v)
-    names.push_back(xgemv_kernel_variant_name(v));
-  return names;
-}
-
-// Restores the automatic choice when a test ends, passed or not.
-class ForcedVariant {
- public:
-  ForcedVariant(xgemv_handle handle, const std::string &name) : handle_(handle) {
-    status_ = xgemv_set_kernel_variant(handle, name.c_str());
-  }
-  ~ForcedVariant() { xgemv_set_kernel_variant(handle_, nullptr); }
-  xgemv_status status() const { return status_; }
-
- private:
-  xgemv_handle handle_;
-  xgemv_status status_;
-};
-
-// Whether the handle's forced variant implements op `trans` for T: a 1 x 1 call runs (and
-// reports that variant) or is refused as not supported.
-template <class T>
-bool implements_op(const GpuHandles &gpu, char trans, const std::string &name) {
-  GuardedDeviceBuffer<T> a(1), x(1), y(1);
-  const ScalarOf<T> alpha = 1, beta = 0;
-  const xgemv_status status =
-      xgemv::gemv(gpu.xgemv(), trans, 1, 1, &alpha, a.data(), 1, x.data(), 1, &beta, y.data(), 1);
-  check_cuda(cudaDeviceSynchronize(), "probe call");
-  if (status == XGEMV_STATUS_NOT_SUPPORTED) return false;
-  EXPECT_EQ(status, XGEMV_STATUS_SUCCESS) << name << " op " << trans;
-  const char *ran = xgemv_get_last_kernel_variant(gpu.xgemv());
-  EXPECT_STREQ(ran, name.c_str()) << "op " << trans;
-  return status == XGEMV_STATUS_SUCCESS;
-}
 
 // The edge set of one op, sized for the tile parameters of every variant (rows of 8 to 512
 // elements, groups of 2 to 32 lanes of 16 bytes, 4 loads in flight).
