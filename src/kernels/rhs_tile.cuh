@@ -56,26 +56,28 @@ __device__ __forceinline__ bool vectors_aligned(const T *base, int64_t ld, int b
 }
 
 // The end of a tile of kOutputs outputs x kMaxRhsPerPass vectors (value i = vector i /
-// kOutputs, output i % kOutputs). On entry warp_sums[w] holds warp w's sums; they are added in
-// warp order, combined across splits, and stored for the outputs [first_output, output_count)
-// and vectors [0, vectors): y of output o, vector c at y + o * inc + c * ld. Every thread of
-// the block calls it.
+// kOutputs, output i % kOutputs). On entry sums[w] holds warp w's sums; they are added in warp
+// order (into sums[0]), combined across splits, and stored for the outputs [first_output,
+// y_length) and vectors [0, vectors): y of output o, vector c at y + o * inc + c * ld. Every
+// thread of the block calls it.
 template <int kOutputs, int kWarps, int kThreads, class TY, class S>
 __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64_t tile,
-                                                S (&warp_sums)[kWarps][kOutputs * kMaxRhsPerPass],
-                                                S (&tile_sums)[kOutputs * kMaxRhsPerPass],
+                                                S (&sums)[kWarps][kOutputs * kMaxRhsPerPass],
                                                 TY *y, int64_t first_output, int64_t vectors,
                                                 S alpha, S beta) {
   constexpr int kValues = kOutputs * kMaxRhsPerPass;
   const GemvProblem &p = args.problem;
   __syncthreads();
-  for (int i = threadIdx.x; i < kValues; i += kThreads) {
-    S sum = warp_sums[0][i];
+  if constexpr (kWarps > 1) {
+    for (int i = threadIdx.x; i < kValues; i += kThreads) {
+      S sum = sums[0][i];
 #pragma unroll
-    for (int w = 1; w < kWarps; ++w) sum += warp_sums[w][i];
-    tile_sums[i] = sum;
+      for (int w = 1; w < kWarps; ++w) sum += sums[w][i];
+      sums[0][i] = sum;
+    }
+    __syncthreads();
   }
-  __syncthreads();
+  S *tile_sums = sums[0];
   if (args.split.count == 1 ||
       combine_splits<kValues, kThreads>(args.workspace, tile, args.split.count, int(blockIdx.y),
                                         tile_sums)) {

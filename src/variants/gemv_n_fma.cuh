@@ -76,7 +76,6 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
   const int64_t j0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t j1 = min(p.n, j0 + args.split.length);
   __shared__ S warp_sums[kWarps][kTileRows * kMaxRhsPerPass];
-  __shared__ S tile_sums[kTileRows * kMaxRhsPerPass];
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
@@ -131,7 +130,7 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
             c < kVectors ? acc[r][min(c, kVectors - 1)] : S(0);
       }
     finish_rhs_tile<kTileRows, kWarps, Variant::kThreads>(
-        args, b * gridDim.x + blockIdx.x, warp_sums, tile_sums, y, r0, p.rhs_count, alpha, beta);
+        args, b * gridDim.x + blockIdx.x, warp_sums, y, r0, p.rhs_count, alpha, beta);
   }
 }
 

@@ -75,7 +75,6 @@ __global__ void __launch_bounds__(GemvTFma::kThreads, GemvTFma::blocks_per_sm(kV
   const int64_t k0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t k1 = min(p.m, k0 + args.split.length);
   __shared__ S warp_sums[kWarps][kOutputs * kMaxRhsPerPass];
-  __shared__ S tile_sums[kOutputs * kMaxRhsPerPass];
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
@@ -136,7 +135,7 @@ __global__ void __launch_bounds__(GemvTFma::kThreads, GemvTFma::blocks_per_sm(kV
       warp_sums[warp][i] = value;
     }
     finish_rhs_tile<kOutputs, kWarps, Variant::kThreads>(
-        args, b * gridDim.x + blockIdx.x, warp_sums, tile_sums, y, j0, p.rhs_count, alpha, beta);
+        args, b * gridDim.x + blockIdx.x, warp_sums, y, j0, p.rhs_count, alpha, beta);
   }
 }
 
