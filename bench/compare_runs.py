@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """xgemv's time per case in two xgemv-bench runs of the same cases (a baseline build and a new
 one, same device, same session): the geometric mean of new/base time per suite and dtype, and
-every case more than a threshold slower. Run the two back to back in one session: the ratios are
+every case more than a threshold slower. The xgemv rows count, and with --nrhs the xgemv-nrhs
+rows, each case at each nrhs. Run the two back to back in one session: the ratios are
 of raw times (normalising by each run's ceiling would also count changes of the bench itself).
 
     python3 bench/compare_runs.py BASE_DIR NEW_DIR [--slower 1.05]
@@ -17,14 +18,18 @@ from collections import defaultdict
 from pathlib import Path
 
 
+XGEMV_LIBRARIES = ("xgemv", "xgemv-nrhs")
+
+
 def load(results_dir):
-    """{case key: xgemv us} of a run's results.csv."""
+    """{case key: xgemv us} of a run's results.csv (a run from before --nrhs: one vector)."""
     xgemv = {}
     with open(Path(results_dir) / "results.csv", newline="") as file:
         for row in csv.DictReader(file):
-            if row["us"] and row["lib"] == "xgemv":
-                key = (row["suite"], row["dtype"], row["op"], row["m"], row["n"], row["lda"],
-                       row["incx"], row["incy"], row["tag"])
+            if row["us"] and row["lib"] in XGEMV_LIBRARIES:
+                key = (row["suite"], row["dtype"], row["op"], row["m"], row["n"],
+                       row.get("nrhs", "1"), row["lda"], row["incx"], row["incy"], row["tag"],
+                       row["lib"])
                 xgemv[key] = float(row["us"])
     return xgemv
 
@@ -55,8 +60,9 @@ def main():
     overall = math.exp(sum(map(math.log, ratios.values())) / len(ratios))
     slower = sorted(((r, k) for k, r in ratios.items() if r > args.slower), reverse=True)
     for ratio, key in slower:
-        suite, dtype, op, m, n, lda, incx, incy, tag = key
-        print(f"slower: {ratio:.3f}x {suite} {dtype} {op} {m}x{n} lda={lda} {tag}")
+        suite, dtype, op, m, n, nrhs, lda, incx, incy, tag, lib = key
+        print(f"slower: {ratio:.3f}x {suite} {dtype} {op} {m}x{n} nrhs={nrhs} lda={lda} {tag} "
+              f"{lib}")
     print(f"compare: geo-mean new/base {overall:.4f} over {len(ratios)} cases, "
           f"{len(slower)} case(s) more than {args.slower:.2f}x slower")
     return 0 if overall <= 1.01 and not slower else 1

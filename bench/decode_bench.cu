@@ -58,13 +58,23 @@ class CudaDecodeBench final : public DecodeBench, private DeviceSession {
   int sm_clock_mhz() const override { return nvml_->sm_clock_mhz(); }
 
   void reserve(const DecodeStep& step) override {
-    // The previous step's buffers go first: two steps need not fit together.
-    for (DeviceMemory* buffer : {&weights_, &x_, &y_, &y_ref_})
-      if (buffer->pointer) buffer->release("freeing the previous step's buffers");
-    weights_.allocate(step.weight_buffer_bytes, "the step's weights");
-    x_.allocate(step.x_buffer_bytes, "the step's x vectors");
-    y_.allocate(step.y_buffer_bytes, "the step's y vectors");
-    y_ref_.allocate(step.largest_output() * int64_t{sizeof(double)}, "reference y");
+    const struct {
+      DeviceMemory* buffer;
+      int64_t bytes;
+      const char* what;
+    } buffers[] = {
+        {&weights_, step.weight_buffer_bytes, "the step's weights"},
+        {&x_, step.x_buffer_bytes, "the step's x vectors"},
+        {&y_, step.y_buffer_bytes, "the step's y vectors"},
+        {&y_ref_, step.largest_output() * step.nrhs * int64_t{sizeof(double)}, "reference y"},
+    };
+    // The previous step's buffers of another size go first: two steps need not fit together (the
+    // steps of one model at several nrhs keep its weights).
+    for (const auto& b : buffers)
+      if (b.buffer->pointer && b.buffer->bytes != b.bytes)
+        b.buffer->release("freeing the previous step's buffers");
+    for (const auto& b : buffers)
+      if (!b.buffer->pointer) b.buffer->allocate(b.bytes, b.what);
   }
 
   std::vector<DecodeRow> run(const DecodeStep& step, Dtype dtype,
@@ -102,7 +112,7 @@ class CudaDecodeBench final : public DecodeBench, private DeviceSession {
       return std::string();
     }));
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {
-      if (!options.wants_library(library.name)) continue;
+      if (!options.runs_row(library.name, step.nrhs)) continue;
       if (library.name == "xgemv") {
         rows.push_back(measure_library(step, library, "xgemv", false, references, plan));
         rows.push_back(measure_library(step, library, kXgemvEarlyStart, true, references, plan));
@@ -125,22 +135,27 @@ class CudaDecodeBench final : public DecodeBench, private DeviceSession {
             1,
             0.0f,
             reinterpret_cast<T*>(y_.as<char>() + gemv.y_offset),
-            1};
+            1,
+            gemv.nrhs,
+            gemv.in,
+            gemv.out};
   }
 
-  // y_ref of every GEMV of the step, fp64, in step order.
+  // Y_ref of every GEMV of the step, fp64, in step order (each column after column).
   template <class T>
   std::vector<std::vector<double>> reference(const DecodeStep& step) {
     std::vector<std::vector<double>> references;
     for (const DecodeGemv& gemv : step.gemvs) {
       const Problem<T> p = gemv_problem<T>(gemv);
       const ReferenceArguments<T> arguments{/*transposed=*/true, p.m, p.n, p.lda, p.incx, p.incy,
-                                            p.alpha, p.beta, p.a, p.x, p.y, y_ref_.as<double>()};
-      const int64_t threads = gemv.out * 32;
+                                            p.alpha, p.beta, p.a, p.x, p.y, y_ref_.as<double>(),
+                                            p.nrhs, p.ldx, p.ldy};
+      const int64_t threads = gemv.out * gemv.nrhs * 32;
       reference_gemv<T><<<static_cast<unsigned>((threads + 255) / 256), 256, 0,
                           handles_.stream>>>(arguments);
       check_cuda(cudaGetLastError(), "reference_gemv");
-      std::vector<double>& y_ref = references.emplace_back(static_cast<size_t>(gemv.out));
+      std::vector<double>& y_ref =
+          references.emplace_back(static_cast<size_t>(gemv.out * gemv.nrhs));
       check_cuda(cudaMemcpyAsync(y_ref.data(), y_ref_.pointer, y_ref.size() * sizeof(double),
                                  cudaMemcpyDeviceToHost, handles_.stream),
                  "copy reference");
@@ -209,7 +224,7 @@ class CudaDecodeBench final : public DecodeBench, private DeviceSession {
     return row;
   }
 
-  // Every GEMV's y after one replay, against its reference; y is NaN before the replay, so a
+  // Every GEMV's Y after one replay, against its reference; Y is NaN before the replay, so a
   // GEMV that writes nothing fails.
   template <class T>
   void check_replay(DecodeRow& row, const DecodeStep& step, const StepGraph& graph,
@@ -225,8 +240,8 @@ class CudaDecodeBench final : public DecodeBench, private DeviceSession {
     for (size_t i = 0; i < step.gemvs.size(); ++i) {
       const DecodeGemv& gemv = step.gemvs[i];
       const T* first = y.data() + gemv.y_offset / int64_t{sizeof(T)};
-      std::vector<double> values(static_cast<size_t>(gemv.out));
-      std::transform(first, first + gemv.out, values.begin(), to_double<T>);
+      std::vector<double> values(static_cast<size_t>(gemv.out * gemv.nrhs));
+      std::transform(first, first + values.size(), values.begin(), to_double<T>);
       add_gemv_check(row, gemv.tag,
                      compare_to_reference(decode_gemv_case(step, gemv, dtype_of<T>()), values,
                                           references[i]));
@@ -245,7 +260,7 @@ class CudaDecodeBench final : public DecodeBench, private DeviceSession {
         row.status = "skipped: " + why;
         return row;
       }
-    const bool is_xgemv = library.name == "xgemv";
+    const bool is_xgemv = library.name.rfind("xgemv", 0) == 0;
     std::vector<std::string> variants;  // xgemv's kernel variants, in order of first use
     const auto enqueue_step = [&]() -> std::string {
       for (const DecodeGemv& gemv : step.gemvs) {

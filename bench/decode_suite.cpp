@@ -39,9 +39,15 @@ int run_decode_suite(const Options& options, RunInfo info) {
     std::cerr << "xgemv-bench: " << error.what() << '\n';
     return 2;
   }
+  const std::vector<int64_t> nrhs_values = options.nrhs_values();
+  std::string nrhs_text;
+  for (int64_t nrhs : nrhs_values)
+    nrhs_text += (nrhs_text.empty() ? "" : ",") + std::to_string(nrhs);
+  const size_t models = steps.size() / nrhs_values.size();
   if (options.list) {
     for (const DecodeStep& step : steps) std::cout << "decode " << describe_step(step) << '\n';
-    std::cout << steps.size() << " models, " << dtypes.size() << " dtypes\n";
+    std::cout << models << " models, " << dtypes.size() << " dtypes"
+              << (options.nrhs_sweep() ? ", nrhs " + nrhs_text : "") << "\n";
     return 0;
   }
 
@@ -63,8 +69,9 @@ int run_decode_suite(const Options& options, RunInfo info) {
   const DecodeTimingPlan plan = plan_decode_timing(options.quick);
   std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
             << " MHz), driver " << info.driver << ", CUDA " << info.cuda << "\ncommit "
-            << info.commit << ", decode: " << steps.size() << " models x " << dtypes.size()
-            << " dtypes, one CUDA graph per step and library, median of " << plan.replays
+            << info.commit << ", decode: " << models << " models x " << dtypes.size()
+            << " dtypes" << (options.nrhs_sweep() ? " x nrhs " + nrhs_text : "")
+            << ", one CUDA graph per step and library, median of " << plan.replays
             << " replays" << (info.quick ? " (quick)" : "") << "\n"
             << decode_progress_header() << std::endl;
 
@@ -105,6 +112,12 @@ int run_decode_suite(const Options& options, RunInfo info) {
                "speed: the faster of cuBLAS gemv and GemmEx over xgemv (x) and xgemv with early "
                "start (es)\n";
   write_decode_table(std::cout, rows);
+  if (const std::vector<NrhsFamily> families = decode_nrhs_families(rows); !families.empty()) {
+    std::cout << "\nfew right-hand sides, ms per step: xgemv-nrhs (xgemv_?gemv_nrhs) and cuBLAS "
+                 "GemmEx with nrhs columns; t/t1: time over the library's own time at nrhs 1; "
+                 "speed-up: GemmEx ms / xgemv-nrhs ms; %one-read: one-read ms / xgemv-nrhs ms\n";
+    write_nrhs_table(std::cout, families, kDecodeNrhsUnits, kDecodeNrhsScope);
+  }
   return exit_code;
 }
 

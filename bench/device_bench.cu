@@ -32,22 +32,22 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
   int sm_clock_mhz() const override { return nvml_->sm_clock_mhz(); }
 
   void reserve(const std::vector<Case>& cases) override {
-    int64_t pool = 0, x = 0, y = 0, y_length = 1;
+    int64_t pool = 0, x = 0, y = 0, y_elements = 1;
     for (const Case& c : cases) {
       const int64_t size = element_size(c.dtype);
-      const int64_t x_bytes = vector_extent(c.x_length(), c.incx) * size;
-      const int64_t y_bytes = vector_extent(c.y_length(), c.incy) * size;
-      // Room for the ceiling's read from the last copy, which runs past A by x + y.
+      const int64_t x_bytes = c.x_elements() * size;
+      const int64_t y_bytes = c.y_elements() * size;
+      // Room for the ceiling's read from the last copy, which runs past A by X + Y.
       pool = std::max(pool, rotation_layout(c.a_bytes()).pool_bytes() + x_bytes + y_bytes + 256);
       x = std::max(x, x_bytes);
       y = std::max(y, y_bytes);
-      y_length = std::max(y_length, c.y_length());
+      y_elements = std::max(y_elements, c.y_length() * c.nrhs);
     }
     pool_.allocate(pool, "the rotation pool of A copies");
     x_.allocate(x, "x");
     y_.allocate(y, "y");
     y_initial_.allocate(y, "initial y");
-    y_ref_.allocate(y_length * int64_t{sizeof(double)}, "reference y");
+    y_ref_.allocate(y_elements * int64_t{sizeof(double)}, "reference y");
   }
 
   DeviceCaseResult run(const Case& c, const Options& options) override {
@@ -64,11 +64,9 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
   template <class T>
   DeviceCaseResult run_typed(const Case& c, const Options& options) {
     const RotationLayout layout = rotation_layout(c.a_bytes());
-    const int64_t x_span = vector_extent(c.x_length(), c.incx);
-    const int64_t y_span = vector_extent(c.y_length(), c.incy);
     fill(pool_.as<T>(), layout.pool_bytes() / int64_t{sizeof(T)}, kSeedA);
-    fill(x_.as<T>(), x_span, kSeedX);
-    fill(y_initial_.as<T>(), y_span, kSeedY);
+    fill(x_.as<T>(), c.x_elements(), kSeedX);
+    fill(y_initial_.as<T>(), c.y_elements(), kSeedY);
 
     DeviceCaseResult result;
     result.reference = reference<T>(c);
@@ -77,9 +75,10 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
     const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
     using S = Scalar<T>;
     Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<S>(c.alpha), pool_.as<T>(),
-                       x_.as<T>(), c.incx, static_cast<S>(c.beta), y_.as<T>(), c.incy};
+                       x_.as<T>(), c.incx, static_cast<S>(c.beta), y_.as<T>(), c.incy, c.nrhs,
+                       c.ldx(), c.ldy()};
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {
-      if (!options.wants_library(library.name)) continue;
+      if (!options.runs_row(library.name, c.nrhs)) continue;
       Measurement row(c, library.name, library.function, options.graph ? "graph" : "stream");
       if (const std::string why = library.restriction(c); !why.empty()) {
         row.status = "skipped: " + why;
@@ -94,7 +93,7 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
         continue;
       }
       // Which kernel variant served the case: "xgemv_hgemv/t_rowblock_32".
-      if (library.name == "xgemv")
+      if (library.name.rfind("xgemv", 0) == 0)
         if (const char *variant = xgemv_get_last_kernel_variant(handles_.xgemv))
           row.function += std::string("/") + variant;
       const CheckResult check = compare_to_reference(c, read_y<T>(c), result.reference);
@@ -119,12 +118,13 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
   std::vector<double> reference(const Case& c) {
     const ReferenceArguments<T> arguments{c.transposed(), c.m, c.n, c.lda(), c.incx, c.incy,
                                           c.alpha, c.beta, pool_.as<T>(), x_.as<T>(),
-                                          y_initial_.as<T>(), y_ref_.as<double>()};
-    const int64_t threads = c.y_length() * 32;
+                                          y_initial_.as<T>(), y_ref_.as<double>(), c.nrhs,
+                                          c.ldx(), c.ldy()};
+    const int64_t threads = c.y_length() * c.nrhs * 32;
     reference_gemv<T><<<static_cast<unsigned>((threads + 255) / 256), 256, 0, handles_.stream>>>(
         arguments);
     check_cuda(cudaGetLastError(), "reference_gemv");
-    std::vector<double> y_ref(static_cast<size_t>(c.y_length()));
+    std::vector<double> y_ref(static_cast<size_t>(c.y_length() * c.nrhs));
     check_cuda(cudaMemcpyAsync(y_ref.data(), y_ref_.pointer, y_ref.size() * sizeof(double),
                                cudaMemcpyDeviceToHost, handles_.stream),
                "copy reference");
@@ -132,28 +132,36 @@ class CudaDeviceBench final : public DeviceBench, private DeviceSession {
     return y_ref;
   }
 
-  // y before a checked call: NaN everywhere when beta == 0 (all-ones bytes are NaN in every
+  // Y before a checked call: NaN everywhere when beta == 0 (all-ones bytes are NaN in every
   // type here), else the initial random values.
   template <class T>
   void reset_y(const Case& c) {
-    const size_t bytes = static_cast<size_t>(vector_extent(c.y_length(), c.incy)) * sizeof(T);
+    const size_t bytes = static_cast<size_t>(c.y_elements()) * sizeof(T);
     check_cuda(c.beta == 0 ? cudaMemsetAsync(y_.pointer, 0xFF, bytes, handles_.stream)
                            : cudaMemcpyAsync(y_.pointer, y_initial_.pointer, bytes,
                                              cudaMemcpyDeviceToDevice, handles_.stream),
                "reset y");
   }
 
-  // y after a call (synchronises: a fault in the call surfaces here and ends the run).
+  // Y after a call, logical order, column after column (synchronises: a fault in the call
+  // surfaces here and ends the run).
   template <class T>
   std::vector<double> read_y(const Case& c) {
-    std::vector<T> stored(static_cast<size_t>(vector_extent(c.y_length(), c.incy)));
+    std::vector<T> stored(static_cast<size_t>(c.y_elements()));
     check_cuda(cudaMemcpyAsync(stored.data(), y_.pointer, stored.size() * sizeof(T),
                                cudaMemcpyDeviceToHost, handles_.stream),
                "copy y");
     check_cuda(cudaStreamSynchronize(handles_.stream), "the checked call");
     std::vector<double> values(stored.size());
     std::transform(stored.begin(), stored.end(), values.begin(), to_double<T>);
-    return gather_vector(values.data(), c.y_length(), c.incy);
+    std::vector<double> logical;
+    logical.reserve(static_cast<size_t>(c.y_length() * c.nrhs));
+    for (int64_t column = 0; column < c.nrhs; ++column) {
+      const std::vector<double> y =
+          gather_vector(values.data() + column * c.ldy(), c.y_length(), c.incy);
+      logical.insert(logical.end(), y.begin(), y.end());
+    }
+    return logical;
   }
 
   Measurement measure_ceiling(const Case& c, const RotationLayout& layout,

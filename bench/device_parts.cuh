@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lib/case.hpp"
+#include "lib/options.hpp"
 #include "lib/random_values.hpp"
 #include "lib/report.hpp"
 #include "support/check_cuda.hpp"
@@ -60,31 +61,35 @@ struct ReferenceArguments {
   const T* a;
   const T* x;
   const T* y0;
-  double* y_ref;  // logical order, unit stride
+  double* y_ref;  // logical order, unit stride, column after column (y_length apart)
+  int64_t nrhs, ldx, ldy;  // vectors: column j of X at x + j*ldx, of Y at y0 + j*ldy
 };
 
-// y_ref = alpha*op(A)*x + beta*y0 in fp64, one warp per output element, in a fixed order:
-// slow and obviously right.
+// Y_ref = alpha*op(A)*X + beta*Y0 in fp64, one warp per output element, in a fixed order: slow
+// and obviously right. The warps of one output row are neighbours (the vectors vary fastest), so
+// they read the same part of A.
 template <class T>
 __global__ void reference_gemv(ReferenceArguments<T> p) {
   const int64_t x_length = p.transposed ? p.m : p.n;
   const int64_t y_length = p.transposed ? p.n : p.m;
-  const int64_t out = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int64_t warp = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
-  if (out >= y_length) return;  // whole warps leave together
+  if (warp >= y_length * p.nrhs) return;  // whole warps leave together
+  const int64_t out = warp / p.nrhs, vector = warp % p.nrhs;
+  const T* x = p.x + vector * p.ldx;
   double sum = 0;
   for (int64_t k = lane; k < x_length; k += 32) {
     const int64_t row = p.transposed ? k : out;
     const int64_t column = p.transposed ? out : k;
-    sum += to_double(p.a[row + column * p.lda]) *
-           to_double(p.x[vector_offset(k, x_length, p.incx)]);
+    sum += to_double(p.a[row + column * p.lda]) * to_double(x[vector_offset(k, x_length, p.incx)]);
   }
   for (int offset = 16; offset > 0; offset /= 2)
     sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane != 0) return;
   double y = p.alpha * sum;
-  if (p.beta != 0) y += p.beta * to_double(p.y0[vector_offset(out, y_length, p.incy)]);
-  p.y_ref[out] = y;
+  if (p.beta != 0)
+    y += p.beta * to_double(p.y0[vector * p.ldy + vector_offset(out, y_length, p.incy)]);
+  p.y_ref[vector * y_length + out] = y;
 }
 
 // The ceiling: a streaming read of `vectors` 16-byte words, kStreamLoadsInFlight independent
@@ -140,7 +145,8 @@ struct Handles {
   cublasHandle_t cublas = nullptr;
 };
 
-// One GEMV call's operands, A at a chosen copy.
+// One call's operands, A at a chosen copy: one GEMV (x, incx; y, incy), or with nrhs vectors
+// column-major X (x, ldx) and Y (y, ldy). The one-vector calls take nrhs == 1.
 template <class T>
 struct Problem {
   char op;
@@ -152,6 +158,7 @@ struct Problem {
   Scalar<T> beta;
   T* y;
   int64_t incy;
+  int64_t nrhs, ldx, ldy;
 };
 
 // --- the device libraries --------------------------------------------------------------------
@@ -164,16 +171,27 @@ std::string xgemv_function() {
   else return "xgemv_bf16gemv";
 }
 
+std::string xgemv_status_text(xgemv_status status) {
+  return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
+}
+
 template <class T>
 std::string call_xgemv(const Handles& h, const Problem<T>& p) {
-  const xgemv_status status =
-      xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx, &p.beta, p.y, p.incy);
-  return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
+  return xgemv_status_text(xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x,
+                                       p.incx, &p.beta, p.y, p.incy));
+}
+
+// The few-right-hand-side call, nrhs == 1 included.
+template <class T>
+std::string call_xgemv_nrhs(const Handles& h, const Problem<T>& p) {
+  return xgemv_status_text(xgemv::gemv_nrhs(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x,
+                                            p.ldx, &p.beta, p.y, p.ldy, p.nrhs));
 }
 
 // The cuBLAS entry points real clients call take int sizes.
 std::string needs_int_sizes(const Case& c) {
-  const int64_t largest = std::max({c.m, c.n, c.lda(), std::abs(c.incx), std::abs(c.incy)});
+  const int64_t largest =
+      std::max({c.m, c.n, c.lda(), std::abs(c.incx), std::abs(c.incy), c.nrhs, c.ldx(), c.ldy()});
   return largest > INT_MAX ? "a size or increment exceeds int" : "";
 }
 
@@ -210,13 +228,16 @@ std::string call_cublas_gemv(const Handles& h, const Problem<T>& p) {
                                                           1));
 }
 
+// The GEMMs take contiguous columns; --nrhs asks for unit increments, so only a run of one
+// vector with --incx or --incy has them skip.
 std::string gemmex_restriction(const Case& c) {
   if (c.incx != 1 || c.incy != 1) return "a one-column GEMM needs unit increments";
   return needs_int_sizes(c);
 }
 
-// y = op(A) x as a GEMM with one column, CUBLAS_COMPUTE_32F: what PyTorch calls for a 16-bit
-// matrix-vector product (tests/interface/torch_dropin_test.py sees it in the drop-in's log).
+// Y = op(A) X as a GEMM with the problem's nrhs columns (one for a GEMV), CUBLAS_COMPUTE_32F:
+// what PyTorch calls for a 16-bit x @ W.T with x of nrhs rows
+// (tests/interface/torch_dropin_test.py sees it in the drop-in's log).
 template <class T>
 std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
   static_assert(kIs16Bit<T>);
@@ -225,31 +246,60 @@ std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
   const int rows = static_cast<int>(transposed ? p.n : p.m);
   const int depth = static_cast<int>(transposed ? p.m : p.n);
   return cublas_status_text(cublasGemmEx(
-      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, 1, depth, &p.alpha,
-      p.a, type, static_cast<int>(p.lda), p.x, type, depth, &p.beta, p.y, type, rows,
-      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows,
+      static_cast<int>(p.nrhs), depth, &p.alpha, p.a, type, static_cast<int>(p.lda), p.x, type,
+      static_cast<int>(p.ldx), &p.beta, p.y, type, static_cast<int>(p.ldy), CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT));
+}
+
+template <class T>
+std::string cublas_gemm_function() {
+  return std::is_same_v<T, float> ? "cublasSgemm_v2" : "cublasDgemm_v2";
+}
+
+// Y = op(A) X with the problem's nrhs columns, fp32 or fp64.
+template <class T>
+std::string call_cublas_gemm(const Handles& h, const Problem<T>& p) {
+  static_assert(!kIs16Bit<T>);
+  const bool transposed = p.op == 'T';
+  const int rows = static_cast<int>(transposed ? p.n : p.m);
+  const int depth = static_cast<int>(transposed ? p.m : p.n);
+  const int columns = static_cast<int>(p.nrhs), lda = static_cast<int>(p.lda);
+  const int ldx = static_cast<int>(p.ldx), ldy = static_cast<int>(p.ldy);
+  const cublasOperation_t op = transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if constexpr (std::is_same_v<T, float>)
+    return cublas_status_text(cublasSgemm_v2(h.cublas, op, CUBLAS_OP_N, rows, columns, depth,
+                                             &p.alpha, p.a, lda, p.x, ldx, &p.beta, p.y, ldy));
+  else
+    return cublas_status_text(cublasDgemm_v2(h.cublas, op, CUBLAS_OP_N, rows, columns, depth,
+                                             &p.alpha, p.a, lda, p.x, ldx, &p.beta, p.y, ldy));
 }
 
 std::string no_restriction(const Case&) { return ""; }
 
 template <class T>
 struct DeviceLibrary {
-  std::string name;      // as in --lib
+  std::string name;      // the row's library: a --lib name, or xgemv-nrhs
   std::string function;  // recorded with the results
   std::string (*restriction)(const Case&);  // why it cannot run a case; empty if it can
   std::string (*call)(const Handles&, const Problem<T>&);  // enqueues one call; error text
 };
 
-// The libraries for element type T, in the order they run.
+// The libraries for element type T, in the order they run; Options::runs_row says which of them
+// a case of nrhs vectors gets.
 template <class T>
 std::vector<DeviceLibrary<T>> device_libraries() {
   std::vector<DeviceLibrary<T>> libraries = {
       {"xgemv", xgemv_function<T>(), no_restriction, call_xgemv<T>},
+      {kXgemvNrhs, xgemv_function<T>() + "_nrhs", no_restriction, call_xgemv_nrhs<T>},
       {"cublas", cublas_gemv_function<T>(), needs_int_sizes, call_cublas_gemv<T>},
   };
   if constexpr (kIs16Bit<T>)
     libraries.push_back(
-        {"cublas-gemmex", "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
+        {kCublasGemmEx, "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
+  else
+    libraries.push_back(
+        {kCublasGemm, cublas_gemm_function<T>(), gemmex_restriction, call_cublas_gemm<T>});
   return libraries;
 }
 

@@ -68,7 +68,7 @@ void HostBench::Buffer::allocate(int64_t size) {
 
 void HostBench::reserve(const std::vector<Case>& cases) {
   for (const Case& c : cases) {
-    if (!supports(c.dtype)) continue;
+    if (!supports(c)) continue;
     const int64_t size = element_size(c.dtype);
     pool_.allocate(rotation_layout(c.a_bytes()).pool_bytes());
     x_.allocate(vector_extent(c.x_length(), c.incx) * size);

@@ -16,7 +16,10 @@ namespace xgemv::bench {
 
 class HostBench {
  public:
-  static bool supports(Dtype dtype) { return dtype == Dtype::fp32 || dtype == Dtype::fp64; }
+  // fp32 and fp64 GEMVs of one vector.
+  static bool supports(const Case& c) {
+    return (c.dtype == Dtype::fp32 || c.dtype == Dtype::fp64) && c.nrhs == 1;
+  }
   // "OpenBLAS <version and build>, <n> threads".
   static std::string describe();
 

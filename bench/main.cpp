@@ -112,13 +112,15 @@ int run(int argc, char** argv) {
                 << why_no_gpu << '\n';
       return 2;
     }
-    // Only the OpenBLAS rows can run: the cases they cannot (fp16, bf16) are not counted.
+    // Only the OpenBLAS rows can run: the cases they cannot (fp16, bf16; several vectors) are
+    // not counted.
     const size_t case_count = cases.size();
     cases.erase(std::remove_if(cases.begin(), cases.end(),
-                               [](const Case& c) { return !HostBench::supports(c.dtype); }),
+                               [](const Case& c) { return !HostBench::supports(c); }),
                 cases.end());
     std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): OpenBLAS only, on the "
-              << cases.size() << " fp32/fp64 cases of " << case_count << "\n";
+              << cases.size() << " fp32/fp64 " << (options.nrhs_sweep() ? "one-vector " : "")
+              << "cases of " << case_count << "\n";
     if (cases.empty()) {
       std::cerr << "xgemv-bench: no case left to run without a GPU\n";
       return 2;
@@ -129,13 +131,12 @@ int run(int argc, char** argv) {
             << "\n"
             << progress_header() << std::endl;
 
-  const bool host_rows = options.wants_library("openblas");
   HostBench host;
   std::vector<Measurement> rows;
   int exit_code = 0;
   try {
     if (device) device->reserve(cases);
-    if (host_rows) host.reserve(cases);
+    if (options.wants_library("openblas")) host.reserve(cases);
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       std::vector<Measurement> case_rows;
@@ -145,7 +146,7 @@ int run(int argc, char** argv) {
         reference = std::move(result.reference);
         case_rows = std::move(result.rows);
       }
-      if (host_rows && HostBench::supports(c.dtype)) {
+      if (options.runs_row("openblas", c.nrhs) && HostBench::supports(c)) {
         host.prepare(c);
         if (!device) reference = host.reference(c);
         case_rows.push_back(host.run_openblas(c, reference, options));
@@ -182,6 +183,13 @@ int run(int argc, char** argv) {
     std::cout << "\nxgemv vs cuBLAS (its fastest function per case), GB/s; ceiling: stream read "
                  "of the same bytes\n";
     write_comparison_table(std::cout, comparisons);
+  }
+  if (const std::vector<NrhsFamily> families = shape_nrhs_families(rows); !families.empty()) {
+    std::cout << "\nfew right-hand sides, us per call: xgemv-nrhs (xgemv_?gemv_nrhs) and the "
+                 "cuBLAS GEMM with nrhs columns (GemmEx; fp32/fp64 Sgemm/Dgemm); t/t1: time over "
+                 "the library's own time at nrhs 1; speed-up: cuBLAS us / xgemv-nrhs us; ceiling: "
+                 "stream read of A + X + Y\n";
+    write_nrhs_table(std::cout, families, kShapeNrhsUnits, kShapeNrhsScope);
   }
   return exit_code;
 }

@@ -2,8 +2,9 @@
 # The one command for the GPU machine, run from the repository root there:
 #   bash tests/gpu-suite.sh [--sanitize]
 # Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
-# benchmark against cuBLAS (the anchors suite, and whole decode steps with --suite decode --quick),
-# and prints a compact SUMMARY block last. Logs go to $OUT when set.
+# benchmark against cuBLAS (the anchors suite, whole decode steps with --suite decode --quick, and
+# the few-right-hand-side calls on the bf16 llm shapes at nrhs 1, 2, 4, 8, 16 beside GemmEx with as
+# many columns), and prints a compact SUMMARY block last. Logs go to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
 # (tests/hardening/gpu-sanitize.sh, reduced sizes, 3/8 as many programs at once as cores;
 # about 4 more minutes on 32 cores).
@@ -42,7 +43,7 @@ if [[ -f build-gpu/CTestTestfile.cmake ]]; then
 fi
 
 bench=build-gpu/bench/xgemv-bench
-bench_line="not built" decode_line="not built"
+bench_line="not built" decode_line="not built" nrhs_line="not built"
 if [[ -x $bench ]]; then
   if "$bench" --suite anchors --quick --out-dir "$log_dir/bench" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/bench.log"; then
     bench_line="ran (log: $log_dir/bench.log)"
@@ -54,6 +55,13 @@ if [[ -x $bench ]]; then
     decode_line="ran (log: $log_dir/decode.log)"
   else
     decode_line="FAILED (log: $log_dir/decode.log)"
+  fi
+  # Few right-hand sides, quick: the 25 bf16 llm shapes at 5 nrhs (125 cases, well under a minute);
+  # its nrhs verdict goes into the summary.
+  if "$bench" --suite llm --dtype bf16 --nrhs 1,2,4,8,16 --quick --out-dir "$log_dir/nrhs" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/nrhs.log"; then
+    nrhs_line="ran (log: $log_dir/nrhs.log)"
+  else
+    nrhs_line="FAILED (log: $log_dir/nrhs.log)"
   fi
 fi
 
@@ -96,12 +104,14 @@ fi
   [[ -n $failed_names ]] && echo "failed : $failed_names"
   echo "bench  : $bench_line"
   echo "decode : $decode_line"
+  echo "nrhs   : $nrhs_line"
   if ((sanitize)); then
     sed -nE 's/^(memcheck|racecheck|initcheck|synccheck): /\1: /p' "$log_dir/sanitize.log" |
       sed 's/^/sanitizer /'
   fi
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   [[ -f $log_dir/decode.log ]] && grep -E '^verdict' "$log_dir/decode.log" | tail -n 1 | sed 's/^verdict/decode verdict/'
+  [[ -f $log_dir/nrhs.log ]] && grep -E '^nrhs verdict' "$log_dir/nrhs.log" | tail -n 1
   echo "logs   : $log_dir"
   echo "================================================="
 } | tee "$log_dir/summary.txt"

@@ -1,5 +1,6 @@
-// One benchmark case: a GEMV problem (dtype, op, shape, strides, scalars) and the facts derived
-// from it that every part of the bench agrees on (vector lengths, bytes moved, rounding units).
+// One benchmark case: a GEMV problem (dtype, op, shape, strides, scalars, number of vectors) and
+// the facts derived from it that every part of the bench agrees on (vector lengths, bytes moved,
+// rounding units).
 // Plain C++: shared by the host code, the CUDA code and the CPU unit tests.
 #pragma once
 
@@ -38,6 +39,9 @@ struct Case {
   int64_t m = 0, n = 0;
   int64_t incx = 1, incy = 1;
   double alpha = 1.0, beta = 0.0;
+  // Right-hand sides: X and Y are column-major with nrhs columns, each column packed after the
+  // previous one (ldx = x_length(), ldy = y_length()); incx and incy are 1 when nrhs > 1.
+  int64_t nrhs = 1;
 
   bool transposed() const { return op == 'T'; }
   int64_t lda() const { return std::max<int64_t>(1, m); }
@@ -46,12 +50,27 @@ struct Case {
   int64_t x_length() const { return transposed() ? m : n; }
   int64_t y_length() const { return transposed() ? n : m; }
   int64_t reduction_length() const { return x_length(); }
+  int64_t ldx() const { return x_length(); }
+  int64_t ldy() const { return y_length(); }
+  // Elements X and Y span: nrhs columns ld apart, each a BLAS vector with its increment.
+  int64_t x_elements() const { return (nrhs - 1) * ldx() + vector_extent(x_length(), incx); }
+  int64_t y_elements() const { return (nrhs - 1) * ldy() + vector_extent(y_length(), incy); }
   int64_t a_bytes() const { return m * n * element_size(dtype); }
-  // What a GEMV must move: A, x and y once each (bench/README.md, Method).
-  int64_t bytes() const { return (m * n + x_length() + y_length()) * element_size(dtype); }
+  // What the call must move: A once (for all the vectors), every column of X and Y once
+  // (bench/README.md, Method).
+  int64_t bytes() const {
+    return (m * n + nrhs * (x_length() + y_length())) * element_size(dtype);
+  }
   std::string shape() const;  // "4096x14336" (m x n)
-  // "fp16 T 4096x14336 llama3-8b.qkv", for messages.
+  // "fp16 T 4096x14336 llama3-8b.qkv", with " nrhs 4" after it when nrhs != 1, for messages.
   std::string label() const;
+  // The case with one vector: what the cases of one family (the same problem for every nrhs)
+  // have in common.
+  Case with_nrhs(int64_t vectors) const {
+    Case c = *this;
+    c.nrhs = vectors;
+    return c;
+  }
 };
 
 // Parses "4096x14336" (m x n, both >= 1).

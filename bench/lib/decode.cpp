@@ -76,7 +76,7 @@ std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, int64_t layer) {
   };
 }
 
-DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes) {
+DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes, int64_t nrhs) {
   const int64_t layer_bytes = weight_buffer_bytes(layer_gemvs(model, 0));
   const int64_t head_bytes = weight_buffer_bytes({lm_head(model)});
   if (budget_bytes < head_bytes + layer_bytes)
@@ -87,6 +87,7 @@ DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes) {
 
   DecodeStep step;
   step.model = model;
+  step.nrhs = nrhs;
   step.layers = std::min(model.layers, (budget_bytes - head_bytes) / layer_bytes);
   for (int64_t layer = 0; layer < step.layers; ++layer)
     for (DecodeGemv& gemv : layer_gemvs(model, layer)) step.gemvs.push_back(std::move(gemv));
@@ -94,13 +95,14 @@ DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes) {
 
   std::map<int64_t, int64_t> x_offset_of_width;
   for (DecodeGemv& gemv : step.gemvs) {
+    gemv.nrhs = nrhs;
     gemv.weight_offset = step.weight_buffer_bytes;
     step.weight_buffer_bytes += aligned(gemv.weight_bytes());
     auto [x, inserted] = x_offset_of_width.emplace(gemv.in, step.x_buffer_bytes);
-    if (inserted) step.x_buffer_bytes += aligned(gemv.in * kDecodeElementBytes);
+    if (inserted) step.x_buffer_bytes += aligned(nrhs * gemv.in * kDecodeElementBytes);
     gemv.x_offset = x->second;
     gemv.y_offset = step.y_buffer_bytes;
-    step.y_buffer_bytes += aligned(gemv.out * kDecodeElementBytes);
+    step.y_buffer_bytes += aligned(nrhs * gemv.out * kDecodeElementBytes);
   }
   return step;
 }
@@ -115,7 +117,9 @@ std::vector<DecodeStep> plan_decode_steps(const Options& options) {
     const bool wanted = options.models.empty() ||
                         std::find(options.models.begin(), options.models.end(), model.name) !=
                             options.models.end();
-    if (wanted) steps.push_back(plan_decode_step(model, budget));
+    if (!wanted) continue;
+    for (int64_t nrhs : options.nrhs_values())
+      steps.push_back(plan_decode_step(model, budget, nrhs));
   }
   return steps;
 }
@@ -140,6 +144,7 @@ Case decode_gemv_case(const DecodeStep& step, const DecodeGemv& gemv, Dtype dtyp
   c.op = 'T';
   c.m = gemv.in;
   c.n = gemv.out;
+  c.nrhs = step.nrhs;
   return c;
 }
 
@@ -151,6 +156,7 @@ DecodeRow::DecodeRow(const DecodeStep& step, Dtype step_dtype, std::string libra
                      std::string entry_point)
     : model(step.model.name),
       dtype(step_dtype),
+      nrhs(step.nrhs),
       layers(step.layers),
       model_layers(step.model.layers),
       gemvs(static_cast<int64_t>(step.gemvs.size())),
@@ -176,14 +182,14 @@ void add_gemv_check(DecodeRow& row, const std::string& gemv_tag, const CheckResu
 
 void derive_decode_metrics(std::vector<DecodeRow>& rows) {
   // Per step: its one-read time and its faster cuBLAS time.
-  std::map<std::tuple<std::string, Dtype>, std::optional<double>> one_read_ms, cublas_ms;
+  std::map<std::tuple<std::string, Dtype, int64_t>, std::optional<double>> one_read_ms, cublas_ms;
   for (DecodeRow& row : rows) {
     row.gbps.reset();
     row.pct_one_read.reset();
     row.speedup_vs_cublas.reset();
     if (!row.ms || !(*row.ms > 0)) continue;
     row.gbps = static_cast<double>(row.bytes) / *row.ms / 1e6;
-    const auto step = std::make_tuple(row.model, row.dtype);
+    const auto step = std::make_tuple(row.model, row.dtype, row.nrhs);
     if (row.library == kOneRead) one_read_ms[step] = row.ms;
     if (row.is_cublas()) {
       std::optional<double>& fastest = cublas_ms[step];
@@ -192,7 +198,7 @@ void derive_decode_metrics(std::vector<DecodeRow>& rows) {
   }
   for (DecodeRow& row : rows) {
     if (!row.gbps) continue;
-    const auto step = std::make_tuple(row.model, row.dtype);
+    const auto step = std::make_tuple(row.model, row.dtype, row.nrhs);
     if (const auto& one_read = one_read_ms[step]; one_read && row.library != kOneRead)
       row.pct_one_read = 100.0 * *one_read / *row.ms;
     if (const auto& cublas = cublas_ms[step]; cublas && !row.is_read())

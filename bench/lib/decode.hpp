@@ -37,24 +37,27 @@ const std::vector<DecodeModel>& decode_models();
 const DecodeModel* find_decode_model(const std::string& name);
 
 // One GEMV of a step: y = W x with W row-major out x in, which is BLAS op T with m = in,
-// n = out, lda = in.
+// n = out, lda = in. With nrhs vectors (--nrhs), X and Y are column-major with nrhs columns,
+// ldx = in, ldy = out.
 struct DecodeGemv {
   std::string tag;  // "L0.qkv" ... "L31.down", "lm_head"
   int64_t in = 0, out = 0;
-  // Byte offsets: W in the weight buffer, x in the x buffer (one x per input width, shared by
-  // the GEMVs of that width), y in the y buffer (one y per GEMV, so one replay leaves every
+  // Byte offsets: W in the weight buffer, X in the x buffer (one X per input width, shared by
+  // the GEMVs of that width), Y in the y buffer (one Y per GEMV, so one replay leaves every
   // output to check).
   int64_t weight_offset = 0, x_offset = 0, y_offset = 0;
+  int64_t nrhs = 1;  // the step's
 
   int64_t weight_bytes() const { return in * out * kDecodeElementBytes; }
-  // What the GEMV moves: W, x and y once each, as Case::bytes().
-  int64_t bytes() const { return (in * out + in + out) * kDecodeElementBytes; }
+  // What the GEMV moves: W once, X and Y once each, as Case::bytes().
+  int64_t bytes() const { return (in * out + nrhs * (in + out)) * kDecodeElementBytes; }
 };
 
-// A decode step as run: the model's first `layers` layers, then the LM head.
+// A decode step as run: the model's first `layers` layers, then the LM head, on nrhs vectors.
 struct DecodeStep {
   DecodeModel model;
   int64_t layers = 0;
+  int64_t nrhs = 1;
   std::vector<DecodeGemv> gemvs;  // layer by layer (qkv, o, gate_up, down), then lm_head
   int64_t weight_buffer_bytes = 0, x_buffer_bytes = 0, y_buffer_bytes = 0;
 
@@ -66,17 +69,19 @@ struct DecodeStep {
 // The four GEMVs of layer `layer` of `model`, offsets unset.
 std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, int64_t layer);
 
-// The step of `model` with as many of its layers as fit `budget_bytes` of weight buffer together
-// with the LM head. Throws std::invalid_argument when not even one layer fits.
-DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes);
+// The step of `model` on `nrhs` vectors with as many of its layers as fit `budget_bytes` of
+// weight buffer together with the LM head (the vectors are not counted: the layers are the same
+// for every nrhs). Throws std::invalid_argument when not even one layer fits.
+DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes, int64_t nrhs = 1);
 
-// The steps --model (default: every model) and --step-gib ask for, and the dtypes --dtype asks
-// for (default bf16, fp16). Throw std::invalid_argument.
+// The steps --model (default: every model), --step-gib and --nrhs ask for (model by model, each
+// at every nrhs), and the dtypes --dtype asks for (default bf16, fp16). Throw
+// std::invalid_argument.
 std::vector<DecodeStep> plan_decode_steps(const Options& options);
 std::vector<Dtype> decode_dtypes(const Options& options);
 
-// One GEMV as a bench case (suite decode, tag "<model>.<gemv tag>", op T, alpha 1, beta 0): its
-// tolerance and reference follow the bench's checks.
+// One GEMV as a bench case (suite decode, tag "<model>.<gemv tag>", op T, alpha 1, beta 0, the
+// step's nrhs): its tolerance and reference follow the bench's checks.
 Case decode_gemv_case(const DecodeStep& step, const DecodeGemv& gemv, Dtype dtype);
 
 struct DecodeTimingPlan {
@@ -87,7 +92,9 @@ DecodeTimingPlan plan_decode_timing(bool quick);
 
 // The rows of a step, in the order they run. The two reads bound the step from below: one read
 // kernel over all its weights, and one read kernel per GEMV matrix in one graph (the step's
-// launches without its arithmetic).
+// launches without its arithmetic). The one-vector rows run at nrhs 1; with --nrhs, xgemv-nrhs
+// (xgemv_?gemv_nrhs) runs at every nrhs after the two xgemv rows, and cublas-gemmex with the
+// step's nrhs columns (Options::runs_row).
 inline constexpr const char* kOneRead = "one-read";
 inline constexpr const char* kPerGemvReads = "per-gemv-reads";
 inline constexpr const char* kXgemvEarlyStart = "xgemv-early-start";
@@ -101,8 +108,9 @@ struct DecodeRow {
 
   std::string model;
   Dtype dtype = Dtype::bf16;
+  int64_t nrhs = 1;
   int64_t layers = 0, model_layers = 0, gemvs = 0, weight_bytes = 0, bytes = 0;
-  std::string library;   // one of kDecodeLibraries
+  std::string library;   // one of kDecodeLibraries, or xgemv-nrhs
   std::string function;  // what the graph calls, e.g. cublasGemmEx, xgemv_bf16gemv/<variants>
   std::string status = "ok";  // ok | check failed | error: ... | skipped: ...
   int kernels = 0;  // kernel nodes of the captured graph
@@ -126,7 +134,7 @@ struct DecodeRow {
 // Folds the check of one GEMV into its library's row; a failed GEMV fails the row.
 void add_gemv_check(DecodeRow& row, const std::string& gemv_tag, const CheckResult& check);
 
-// Per step (model and dtype): GB/s of every timed row (the step's bytes over its time); the
+// Per step (model, dtype and nrhs): GB/s of every timed row (the step's bytes over its time); the
 // one-read time as a share of every other row's (one-read ms / row ms * 100); for the libraries
 // the speed-up over the faster of cuBLAS gemv and GemmEx (its ms / the row's ms).
 void derive_decode_metrics(std::vector<DecodeRow>& rows);

@@ -6,6 +6,7 @@
 
 #include "format.hpp"
 #include "measure.hpp"
+#include "options.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -29,9 +30,11 @@ struct StepRows {
   }
 };
 
+// The steps of one vector: those of several have the nrhs report.
 std::vector<StepRows> group_by_step(const std::vector<DecodeRow>& rows) {
   std::vector<StepRows> steps;
   for (const DecodeRow& row : rows) {
+    if (row.nrhs != 1) continue;
     auto step = std::find_if(steps.begin(), steps.end(), [&](const StepRows& s) {
       return s.first->model == row.model && s.first->dtype == row.dtype;
     });
@@ -52,10 +55,16 @@ std::string check_text(const DecodeRow& row) {
   return text;
 }
 
+std::string row_name(const DecodeRow& row) {
+  return row.model + " " + std::string(dtype_name(row.dtype)) +
+         (row.nrhs == 1 ? "" : " nrhs " + std::to_string(row.nrhs)) + " " + row.library;
+}
+
 }  // namespace
 
 std::string describe_step(const DecodeStep& step) {
-  return step.model.name + ": " + std::to_string(step.layers) + " of " +
+  return step.model.name + (step.nrhs == 1 ? "" : ", nrhs " + std::to_string(step.nrhs)) + ": " +
+         std::to_string(step.layers) + " of " +
          std::to_string(step.model.layers) + " layers + LM head, " +
          std::to_string(step.gemvs.size()) + " GEMVs, " + gigabytes(step.bytes()) +
          " GB per step";
@@ -63,18 +72,19 @@ std::string describe_step(const DecodeStep& step) {
 
 std::string decode_progress_header() {
   char text[256];
-  std::snprintf(text, sizeof text, "%-13s %-5s %-7s %-17s %8s %9s %7s %9s %7s  %s", "model",
-                "dtype", "layers", "library", "ms", "GB/s", "%read", "vs cuBLAS", "kernels",
-                "check");
+  std::snprintf(text, sizeof text, "%-13s %-5s %4s %-7s %-17s %8s %9s %7s %9s %7s  %s", "model",
+                "dtype", "nrhs", "layers", "library", "ms", "GB/s", "%read", "vs cuBLAS",
+                "kernels", "check");
   return text;
 }
 
 std::string decode_progress_line(const DecodeRow& row) {
   char text[768];
-  std::snprintf(text, sizeof text, "%-13s %-5s %-7s %-17s %8s %9s %7s %9s %7d  %s",
+  std::snprintf(text, sizeof text, "%-13s %-5s %4lld %-7s %-17s %8s %9s %7s %9s %7d  %s",
                 row.model.c_str(), std::string(dtype_name(row.dtype)).c_str(),
-                layers_text(row).c_str(), row.library.c_str(), fixed(row.ms, 3, "-").c_str(),
-                fixed(row.gbps, 0, "-").c_str(), fixed(row.pct_one_read, 1, "-").c_str(),
+                static_cast<long long>(row.nrhs), layers_text(row).c_str(), row.library.c_str(),
+                fixed(row.ms, 3, "-").c_str(), fixed(row.gbps, 0, "-").c_str(),
+                fixed(row.pct_one_read, 1, "-").c_str(),
                 speedup_text(row.speedup_vs_cublas).c_str(), row.kernels,
                 check_text(row).c_str());
   return text;
@@ -87,7 +97,7 @@ std::vector<DecodeSummary> summarize_decode(const std::vector<DecodeRow>& rows) 
   };
   std::vector<Samples> groups;
   for (const DecodeRow& row : rows) {
-    if (row.is_read() || !row.ms) continue;
+    if (row.is_read() || !row.ms || row.nrhs != 1) continue;
     auto group = std::find_if(groups.begin(), groups.end(), [&](const Samples& g) {
       return g.summary.dtype == row.dtype && g.summary.library == row.library;
     });
@@ -138,16 +148,50 @@ std::string format_decode_verdict(const std::vector<DecodeRow>& rows) {
   int failed = 0;
   for (const DecodeRow& row : rows) {
     if (!row.failed()) continue;
-    failures += std::string(failed++ ? ", " : "") + row.model + " " +
-                std::string(dtype_name(row.dtype)) + " " + row.library + " (" + row.status + ")";
+    failures += std::string(failed++ ? ", " : "") + row_name(row) + " (" + row.status + ")";
   }
   if (failed) text += "; FAILED " + std::to_string(failed) + " row(s): " + failures;
   return text;
 }
 
+std::vector<NrhsFamily> decode_nrhs_families(const std::vector<DecodeRow>& rows) {
+  std::vector<NrhsPoint> points;
+  std::vector<std::string> swept;  // families with an xgemv-nrhs row or a step of several vectors
+  for (const DecodeRow& row : rows) {
+    const std::string family = row.model + " " + std::string(dtype_name(row.dtype));
+    if (row.nrhs != 1 || row.library == kXgemvNrhs)
+      if (std::find(swept.begin(), swept.end(), family) == swept.end()) swept.push_back(family);
+    auto point = std::find_if(points.begin(), points.end(), [&](const NrhsPoint& p) {
+      return p.family == family && p.nrhs == row.nrhs;
+    });
+    if (point == points.end()) {
+      point = points.emplace(points.end());
+      point->group = "decode " + std::string(dtype_name(row.dtype));
+      point->family = family;
+      point->targeted = true;
+      point->nrhs = row.nrhs;
+    }
+    if (row.library == kXgemvNrhs) {
+      point->xgemv = row.ms;
+      point->xgemv_pct_bound = row.pct_one_read;
+      point->xgemv_status = row.status;
+    } else if (row.library == kCublasGemmEx) {
+      point->cublas = row.ms;
+      point->cublas_function = row.function;
+    }
+  }
+  points.erase(std::remove_if(points.begin(), points.end(),
+                              [&](const NrhsPoint& point) {
+                                return std::find(swept.begin(), swept.end(), point.family) ==
+                                       swept.end();
+                              }),
+               points.end());
+  return nrhs_families(points);
+}
+
 const std::vector<std::string>& decode_csv_columns() {
   static const std::vector<std::string> columns = {
-      "model", "dtype", "layers", "model_layers", "gemvs", "weight_bytes", "bytes", "lib",
+      "model", "dtype", "nrhs", "layers", "model_layers", "gemvs", "weight_bytes", "bytes", "lib",
       "function", "status", "kernels", "replays", "ms", "GBps", "pct_one_read",
       "speedup_vs_cublas", "checked_gemvs", "failed_gemvs", "max_error", "tolerance",
       "worst_gemv", "device", "sm_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz", "driver",
@@ -161,7 +205,8 @@ void write_decode_csv(std::ostream& out, const RunInfo& info, const std::vector<
   out << '\n';
   for (const DecodeRow& row : rows) {
     const std::vector<std::string> fields = {
-        row.model, std::string(dtype_name(row.dtype)), std::to_string(row.layers),
+        row.model, std::string(dtype_name(row.dtype)), std::to_string(row.nrhs),
+        std::to_string(row.layers),
         std::to_string(row.model_layers), std::to_string(row.gemvs),
         std::to_string(row.weight_bytes), std::to_string(row.bytes), row.library, row.function,
         row.status, std::to_string(row.kernels), std::to_string(row.replays), fixed(row.ms, 4),
@@ -179,7 +224,8 @@ nlohmann::ordered_json decode_to_json(const RunInfo& info, const std::vector<Dec
   nlohmann::ordered_json records = nlohmann::ordered_json::array();
   for (const DecodeRow& row : rows) {
     records.push_back({
-        {"model", row.model}, {"dtype", dtype_name(row.dtype)}, {"layers", row.layers},
+        {"model", row.model}, {"dtype", dtype_name(row.dtype)}, {"nrhs", row.nrhs},
+        {"layers", row.layers},
         {"model_layers", row.model_layers}, {"gemvs", row.gemvs},
         {"weight_bytes", row.weight_bytes}, {"bytes", row.bytes}, {"lib", row.library},
         {"function", row.function}, {"status", row.status}, {"kernels", row.kernels},
@@ -201,7 +247,11 @@ nlohmann::ordered_json decode_to_json(const RunInfo& info, const std::vector<Dec
                        {"geomean_pct_one_read", optional_json(row.geomean_pct_one_read)},
                        {"lowest_pct_one_read", optional_json(row.lowest_pct_one_read)}});
   }
-  return {{"run", run_json(info)}, {"summary", summary}, {"records", records}};
+  nlohmann::ordered_json json = {{"run", run_json(info)}, {"summary", summary}};
+  if (const std::vector<NrhsFamily> families = decode_nrhs_families(rows); !families.empty())
+    json["nrhs"] = nrhs_json(families, kDecodeNrhsUnits, kDecodeNrhsScope);
+  json["records"] = records;
+  return json;
 }
 
 void write_decode_markdown(std::ostream& out, const RunInfo& info,
@@ -249,6 +299,8 @@ void write_decode_markdown(std::ostream& out, const RunInfo& info,
         << speedup_text(step.get(kXgemvEarlyStart, &DecodeRow::speedup_vs_cublas)) << " |\n";
   }
   out << "\n" << format_decode_verdict(rows) << "\n";
+  if (const std::vector<NrhsFamily> families = decode_nrhs_families(rows); !families.empty())
+    write_nrhs_markdown(out, families, kDecodeNrhsUnits, kDecodeNrhsScope);
 
   std::vector<const DecodeRow*> problems;
   for (const DecodeRow& row : rows)
@@ -256,8 +308,7 @@ void write_decode_markdown(std::ostream& out, const RunInfo& info,
   if (!problems.empty()) {
     out << "\n## Failures\n\n";
     for (const DecodeRow* row : problems)
-      out << "- " << row->model << " " << dtype_name(row->dtype) << " " << row->library << ": "
-          << check_text(*row) << "\n";
+      out << "- " << row_name(*row) << ": " << check_text(*row) << "\n";
   }
 }
 

@@ -10,18 +10,21 @@
 #include <vector>
 
 #include "decode.hpp"
+#include "nrhs_report.hpp"
 #include "report.hpp"
 
 namespace xgemv::bench {
 
-// "llama3-70b: 13 of 80 layers + LM head, 53 GEMVs, 24.35 GB per step", for --list and progress.
+// "llama3-70b: 13 of 80 layers + LM head, 53 GEMVs, 24.35 GB per step", for --list and progress;
+// "llama3-70b, nrhs 4: ..." for a step of several vectors.
 std::string describe_step(const DecodeStep& step);
 
 // Console progress: a header, then one line per row as it is measured.
 std::string decode_progress_header();
 std::string decode_progress_line(const DecodeRow& row);
 
-// Per dtype and library (the reads left out), in order of first appearance.
+// Per dtype and library (the reads left out), in order of first appearance; the steps of one
+// vector (nrhs 1), as the step tables: those of several have the nrhs report.
 struct DecodeSummary {
   Dtype dtype = Dtype::bf16;
   std::string library;
@@ -33,6 +36,12 @@ std::vector<DecodeSummary> summarize_decode(const std::vector<DecodeRow>& rows);
 // "verdict: ..." of the xgemv rows: speed-up over the faster cuBLAS per dtype (geo-mean and
 // worst step), and every row that failed.
 std::string format_decode_verdict(const std::vector<DecodeRow>& rows);
+
+// The nrhs report of the decode steps: every (model, dtype) that ran with --nrhs, xgemv-nrhs
+// beside cublas-gemmex with the same columns; the targets count every step.
+inline const std::string kDecodeNrhsScope = "xgemv, bf16/fp16 decode steps";
+inline constexpr NrhsUnits kDecodeNrhsUnits = {"ms", "ms", 3, "one-read"};
+std::vector<NrhsFamily> decode_nrhs_families(const std::vector<DecodeRow>& rows);
 
 const std::vector<std::string>& decode_csv_columns();
 void write_decode_csv(std::ostream& out, const RunInfo& info, const std::vector<DecodeRow>& rows);

@@ -23,6 +23,17 @@ std::vector<std::string> Options::device_libraries_named() const {
   return named;
 }
 
+std::vector<int64_t> Options::nrhs_values() const {
+  return nrhs.empty() ? std::vector<int64_t>{1} : nrhs;
+}
+
+bool Options::runs_row(const std::string& row, int64_t vectors) const {
+  const bool nrhs_only = row == kXgemvNrhs || row == kCublasGemm;
+  if (nrhs_only && !nrhs_sweep()) return false;
+  if (!nrhs_only && row != kCublasGemmEx && vectors != 1) return false;
+  return wants_library(row == kXgemvNrhs ? "xgemv" : row);
+}
+
 bool Options::decode() const {
   return std::find(suites.begin(), suites.end(), "decode") != suites.end();
 }
@@ -75,9 +86,16 @@ CommandLine::CommandLine(std::function<std::string()> version, std::string defau
       ->check(CLI::IsMember({"N", "T"}));
   app_.add_option("-l,--lib", options_.libraries,
                   "Libraries (default: all; without a GPU only openblas can run; decode: xgemv "
-                  "runs plain and with early start)")
+                  "runs plain and with early start; with --nrhs, xgemv also gives the "
+                  "xgemv-nrhs rows)")
       ->delimiter(',')
       ->check(CLI::IsMember(kLibraryNames));
+  app_.add_option("--nrhs", options_.nrhs,
+                  "Right-hand sides, e.g. 1,2,4,8,16: every case (decode: every step) runs with "
+                  "each, xgemv through xgemv_?gemv_nrhs and cuBLAS as a GEMM with as many "
+                  "columns (1 is always added)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app_.add_option("--shape-filter", options_.shape_filter,
                   "Regex searched in '<tag> <m>x<n>', e.g. 'lmhead|down'");
   app_.add_option("--incx", options_.incx, "Increment of x (may be negative)")->check(nonzero);
@@ -111,6 +129,15 @@ Options CommandLine::parse(int argc, const char* const* argv) {
   options_ = Options{};
   options_.out_dir = default_out_dir_;
   app_.parse(argc, argv);
+  if (options_.nrhs_sweep()) {
+    std::vector<int64_t>& nrhs = options_.nrhs;
+    nrhs.push_back(1);
+    std::sort(nrhs.begin(), nrhs.end());
+    nrhs.erase(std::unique(nrhs.begin(), nrhs.end()), nrhs.end());
+    if (options_.incx != 1 || options_.incy != 1)
+      throw CLI::ValidationError("--nrhs", "the columns of X and Y are contiguous: --incx and "
+                                           "--incy must be 1");
+  }
   if (options_.decode()) {
     if (options_.suites.size() > 1)
       throw CLI::ValidationError("--suite", "decode runs on its own");

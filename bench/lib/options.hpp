@@ -15,10 +15,18 @@ namespace xgemv::bench {
 // Libraries the C++ bench times (the Triton seed runs from bench/triton/seed_gemv.py). The
 // stream-read ceiling is not a library: it runs on every GPU case.
 inline const std::vector<std::string> kLibraryNames = {"xgemv", "cublas", "cublas-gemmex",
-                                                       "openblas"};
+                                                       "cublas-gemm", "openblas"};
 
 // The libraries of kLibraryNames that run on the GPU (all but openblas).
 bool is_device_library(const std::string& name);
+
+// The rows a library gives. xgemv (xgemv_?gemv), cublas (cuBLAS gemv) and openblas call with one
+// vector; cublas-gemmex is cublasGemmEx with the case's nrhs columns (fp16, bf16). With --nrhs,
+// two more: xgemv-nrhs (xgemv_?gemv_nrhs, chosen by --lib xgemv) and cublas-gemm (cublasSgemm,
+// cublasDgemm with nrhs columns; fp32, fp64).
+inline constexpr const char* kXgemvNrhs = "xgemv-nrhs";
+inline constexpr const char* kCublasGemmEx = "cublas-gemmex";
+inline constexpr const char* kCublasGemm = "cublas-gemm";
 
 struct Options {
   std::vector<std::string> suites;   // empty and no shapes: llm
@@ -38,8 +46,19 @@ struct Options {
   // --suite decode only.
   std::vector<std::string> models;    // empty: every decode model
   double step_gib = kDefaultStepGib;  // budget for a step's weights
+  // --nrhs: the numbers of right-hand sides every case (decode: every step) runs with, ascending,
+  // 1 always among them (time(1) divides every ratio). Empty without --nrhs: one vector, the
+  // rows of a run without the option.
+  std::vector<int64_t> nrhs;
 
   bool wants_library(const std::string& name) const;
+  bool nrhs_sweep() const { return !nrhs.empty(); }
+  // The nrhs of the cases: --nrhs, or {1}.
+  std::vector<int64_t> nrhs_values() const;
+  // Whether a case (or decode step) of `vectors` right-hand sides gets the row `row` (one of the
+  // names above): the one-vector rows at nrhs 1 only, cublas-gemmex at every nrhs, xgemv-nrhs
+  // and cublas-gemm at every nrhs of an --nrhs run; each only when --lib asks for its library.
+  bool runs_row(const std::string& row, int64_t vectors) const;
   // The GPU libraries --lib names explicitly (none when --lib is not given).
   std::vector<std::string> device_libraries_named() const;
   bool decode() const;  // --suite decode: whole decode steps instead of shape cases

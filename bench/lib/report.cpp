@@ -8,6 +8,7 @@
 
 #include "format.hpp"
 #include "measure.hpp"
+#include "options.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -54,6 +55,7 @@ std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& 
   std::vector<Comparison> comparisons;
   std::map<int, size_t> comparison_of_case;
   for (const Measurement& row : rows) {
+    if (row.c.nrhs != 1) continue;
     if (row.library != "xgemv" && !row.is_cublas() && row.library != kCeiling) continue;
     auto [it, inserted] = comparison_of_case.emplace(row.case_index, comparisons.size());
     if (inserted) comparisons.emplace_back().c = row.c;
@@ -138,7 +140,7 @@ std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows) {
   };
   std::vector<Samples> groups;
   for (const Measurement& row : rows) {
-    if (row.library == kCeiling || !row.us) continue;
+    if (row.library == kCeiling || !row.us || row.c.nrhs != 1) continue;
     auto group = std::find_if(groups.begin(), groups.end(), [&](const Samples& g) {
       return g.row.suite == row.c.suite && g.row.dtype == row.c.dtype &&
              g.row.library == row.library;
@@ -168,11 +170,48 @@ std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows) {
   return summary;
 }
 
+std::vector<NrhsFamily> shape_nrhs_families(const std::vector<Measurement>& rows) {
+  std::vector<NrhsPoint> points;
+  std::vector<std::string> swept;  // families with a row of --nrhs or a case of several vectors
+  std::map<int, size_t> point_of_case;
+  for (const Measurement& row : rows) {
+    const Case& c = row.c;
+    const bool sixteen_bit = c.dtype == Dtype::fp16 || c.dtype == Dtype::bf16;
+    const std::string family = c.suite + " " + c.with_nrhs(1).label();
+    if (c.nrhs != 1 || row.library == kXgemvNrhs || row.library == kCublasGemm)
+      if (std::find(swept.begin(), swept.end(), family) == swept.end()) swept.push_back(family);
+    auto [it, inserted] = point_of_case.emplace(row.case_index, points.size());
+    if (inserted) {
+      NrhsPoint& point = points.emplace_back();
+      point.group = c.suite + " " + std::string(dtype_name(c.dtype));
+      point.family = family;
+      point.targeted = c.suite == "llm" && sixteen_bit;
+      point.nrhs = c.nrhs;
+    }
+    NrhsPoint& point = points[it->second];
+    if (row.library == kXgemvNrhs) {
+      point.xgemv = row.us;
+      point.xgemv_pct_bound = row.pct_ceiling;
+      point.xgemv_status = row.status;
+    } else if (row.library == (sixteen_bit ? kCublasGemmEx : kCublasGemm)) {
+      point.cublas = row.us;
+      point.cublas_function = row.function;
+    }
+  }
+  points.erase(std::remove_if(points.begin(), points.end(),
+                              [&](const NrhsPoint& point) {
+                                return std::find(swept.begin(), swept.end(), point.family) ==
+                                       swept.end();
+                              }),
+               points.end());
+  return nrhs_families(points);
+}
+
 std::string progress_header() {
   char text[256];
-  std::snprintf(text, sizeof text, "%-9s %-5s %-2s %-15s %-18s %-14s %10s %9s %6s %9s  %s", "case",
-                "dtype", "op", "m x n", "tag", "library", "us", "GB/s", "%ceil", "vs cuBLAS",
-                "check");
+  std::snprintf(text, sizeof text, "%-9s %-5s %-2s %-15s %4s %-18s %-14s %10s %9s %6s %9s  %s",
+                "case", "dtype", "op", "m x n", "nrhs", "tag", "library", "us", "GB/s", "%ceil",
+                "vs cuBLAS", "check");
   return text;
 }
 
@@ -182,9 +221,10 @@ std::string progress_line(int case_number, int case_count, const Measurement& ro
   std::string check = row.status;
   if (row.max_error) check += " (err " + general(row.max_error) + ")";
   char text[512];
-  std::snprintf(text, sizeof text, "%-9s %-5s %-2c %-15s %-18s %-14s %10s %9s %6s %9s  %s", counter,
-                std::string(dtype_name(row.c.dtype)).c_str(), row.c.op, row.c.shape().c_str(),
-                row.c.tag.c_str(), row.library.c_str(), fixed(row.us, 2, "-").c_str(),
+  std::snprintf(text, sizeof text, "%-9s %-5s %-2c %-15s %4lld %-18s %-14s %10s %9s %6s %9s  %s",
+                counter, std::string(dtype_name(row.c.dtype)).c_str(), row.c.op,
+                row.c.shape().c_str(), static_cast<long long>(row.c.nrhs), row.c.tag.c_str(),
+                row.library.c_str(), fixed(row.us, 2, "-").c_str(),
                 fixed(row.gbps, 1, "-").c_str(), fixed(row.pct_ceiling, 1, "-").c_str(),
                 speedup_text(row.speedup_vs_cublas).c_str(), check.c_str());
   return text;
@@ -192,7 +232,8 @@ std::string progress_line(int case_number, int case_count, const Measurement& ro
 
 const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> columns = {
-      "suite", "tag", "dtype", "op", "m", "n", "lda", "incx", "incy", "alpha", "beta", "bytes",
+      "suite", "tag", "dtype", "op", "m", "n", "nrhs", "lda", "incx", "incy", "alpha", "beta",
+      "bytes",
       "lib", "function", "mode", "status", "max_error", "tolerance", "copies",
       "calls_per_batch", "batches", "us", "GBps", "ceiling_GBps", "pct_ceiling",
       "speedup_vs_cublas", "device", "sm_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz",
@@ -208,7 +249,8 @@ void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Measure
     const Case& c = row.c;
     const std::vector<std::string> fields = {
         c.suite, c.tag, std::string(dtype_name(c.dtype)), std::string(1, c.op),
-        std::to_string(c.m), std::to_string(c.n), std::to_string(c.lda()), std::to_string(c.incx),
+        std::to_string(c.m), std::to_string(c.n), std::to_string(c.nrhs), std::to_string(c.lda()),
+        std::to_string(c.incx),
         std::to_string(c.incy), general(c.alpha), general(c.beta), std::to_string(c.bytes()),
         row.library, row.function, row.mode, row.status, general(row.max_error),
         general(row.tolerance), std::to_string(row.copies), std::to_string(row.calls_per_batch),
@@ -235,7 +277,7 @@ nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measuremen
     const Case& c = row.c;
     records.push_back({
         {"suite", c.suite}, {"tag", c.tag}, {"dtype", dtype_name(c.dtype)},
-        {"op", std::string(1, c.op)}, {"m", c.m}, {"n", c.n}, {"lda", c.lda()},
+        {"op", std::string(1, c.op)}, {"m", c.m}, {"n", c.n}, {"nrhs", c.nrhs}, {"lda", c.lda()},
         {"incx", c.incx}, {"incy", c.incy}, {"alpha", c.alpha}, {"beta", c.beta},
         {"bytes", c.bytes()}, {"lib", row.library}, {"function", row.function},
         {"mode", row.mode}, {"status", row.status}, {"max_error", optional_json(row.max_error)},
@@ -259,7 +301,11 @@ nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measuremen
                        {"geomean_pct_ceiling", optional_json(row.geomean_pct_ceiling)},
                        {"lowest_pct_ceiling", optional_json(row.lowest_pct_ceiling)}});
   }
-  return {{"run", run_json(info)}, {"summary", summary}, {"records", records}};
+  nlohmann::ordered_json json = {{"run", run_json(info)}, {"summary", summary}};
+  if (const std::vector<NrhsFamily> families = shape_nrhs_families(rows); !families.empty())
+    json["nrhs"] = nrhs_json(families, kShapeNrhsUnits, kShapeNrhsScope);
+  json["records"] = records;
+  return json;
 }
 
 namespace {
@@ -300,7 +346,7 @@ void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Me
                   "medians of batches of back-to-back calls, A rotated over >= 1 GiB of copies");
   out << "Speed-up is cuBLAS's time over the library's, against the fastest cuBLAS function for "
          "each case (fp16/bf16: the gemv or the one-column GemmEx). The ceiling is a stream read "
-         "of the same bytes (A + x + y) in the same run.\n\n";
+         "of the same bytes (A + x + y; with nrhs vectors A + X + Y, A once) in the same run.\n\n";
 
   out << "## Summary\n\n"
       << "| suite | dtype | library | cases | speed-up vs cuBLAS (geo-mean) | worst | "
@@ -326,6 +372,8 @@ void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Me
     write_markdown_comparisons(out, in_suite);
   }
   if (!comparisons.empty()) out << "\n" << format_verdict(make_verdict(comparisons)) << "\n";
+  if (const std::vector<NrhsFamily> families = shape_nrhs_families(rows); !families.empty())
+    write_nrhs_markdown(out, families, kShapeNrhsUnits, kShapeNrhsScope);
 
   std::vector<const Measurement*> problems;
   for (const Measurement& row : rows)

@@ -1,6 +1,7 @@
 // Results: one Measurement per (case, library), the metrics derived from a case's rows (GB/s,
 // share of the ceiling, speed-up over cuBLAS), summaries, and the writers (console progress,
-// CSV, JSON, markdown, the compact xgemv-vs-cuBLAS table and its verdict).
+// CSV, JSON, markdown, the compact xgemv-vs-cuBLAS table and its verdict, and with --nrhs the
+// table of time vs nrhs and its verdict).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "nrhs_report.hpp"
 
 namespace xgemv::bench {
 
@@ -44,7 +46,8 @@ struct Measurement {
 
   int case_index = 0;  // rows of one case share it
   Case c;
-  std::string library;   // xgemv, cublas, cublas-gemmex, openblas, ceiling, triton-seed
+  // xgemv, xgemv-nrhs, cublas, cublas-gemmex, cublas-gemm, openblas, ceiling, triton-seed
+  std::string library;
   std::string function;  // the entry point called, e.g. cublasHSHgemvStridedBatched
   std::string mode;      // stream, graph or host
   std::string status = "ok";  // ok | check failed | error: ... | skipped: ...
@@ -64,7 +67,8 @@ struct Measurement {
 // for every row but the ceiling the speed-up over the fastest cuBLAS function of their case.
 void derive_metrics(std::vector<Measurement>& rows);
 
-// xgemv beside the fastest cuBLAS function on one case.
+// xgemv beside the fastest cuBLAS function on one case. The comparisons, their verdict and the
+// summary are of the one-vector cases (nrhs 1); those of several vectors have the nrhs report.
 struct Comparison {
   Case c;
   std::optional<double> xgemv_us, xgemv_gbps, cublas_gbps, ceiling_gbps, pct_ceiling, speedup;
@@ -98,6 +102,13 @@ struct SummaryRow {
 // Per suite, dtype and library (all but the ceiling), in order of first appearance.
 std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows);
 
+// The nrhs report of the shape cases: every problem that ran with --nrhs, xgemv-nrhs beside the
+// cuBLAS GEMM with the same columns (cublas-gemmex for fp16/bf16, cublas-gemm for fp32/fp64);
+// the targets count the fp16/bf16 cases of the llm suite.
+inline const std::string kShapeNrhsScope = "xgemv, bf16/fp16 llm shapes";
+inline constexpr NrhsUnits kShapeNrhsUnits = {"µs", "us", 2, "ceiling"};
+std::vector<NrhsFamily> shape_nrhs_families(const std::vector<Measurement>& rows);
+
 // Console progress: a header, then one line per row as it is measured.
 std::string progress_header();
 std::string progress_line(int case_number, int case_count, const Measurement& row);
@@ -111,7 +122,7 @@ const std::vector<std::string>& csv_columns();
 void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows);
 nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measurement>& rows);
 void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows);
-// The compact table the closing notes quote, then the verdict line.
+// The compact table the closing notes quote, then the verdict line (one-vector cases).
 void write_comparison_table(std::ostream& out, const std::vector<Comparison>& comparisons);
 
 }  // namespace xgemv::bench

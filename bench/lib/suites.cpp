@@ -171,8 +171,9 @@ std::vector<Case> build_cases(const Options& options) {
       if (!std::regex_search(searched, filter)) continue;
       for (Dtype dtype : dtypes.empty() ? suite->dtypes : dtypes)
         for (char op : ops.empty() ? suite->ops : ops)
-          cases.push_back({suite->name, shape.tag, dtype, op, shape.m, shape.n, options.incx,
-                           options.incy, options.alpha, options.beta});
+          for (int64_t nrhs : options.nrhs_values())
+            cases.push_back({suite->name, shape.tag, dtype, op, shape.m, shape.n, options.incx,
+                             options.incy, options.alpha, options.beta, nrhs});
     }
   }
   return cases;

@@ -35,8 +35,9 @@ struct DecoderModel {
 };
 const std::vector<DecoderModel>& llm_models();
 
-// Cases in suite order (suites, then ad-hoc shapes), shape order, dtype order, op order;
-// --dtype/--op replace the suites' own lists, --shape-filter keeps matching shapes.
+// Cases in suite order (suites, then ad-hoc shapes), shape order, dtype order, op order, then
+// every --nrhs value (the cases of one problem run back to back); --dtype/--op replace the suites'
+// own lists, --shape-filter keeps matching shapes.
 // Throws std::invalid_argument for a bad --shape-filter regex.
 std::vector<Case> build_cases(const Options& options);
 

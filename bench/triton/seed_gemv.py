@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The row-block GEMV xgemv's design started from (the "seed"), in Triton, timed like xgemv-bench.
 
-It runs the cases of an xgemv-bench results.csv (same shapes, dtypes, ops, increments, alpha,
-beta, copies of A and calls per batch), checks each output against an fp64 reference with the
-bench's tolerance before timing it, and writes triton-seed.csv beside it with the bench's CSV
-columns. Ceiling and cuBLAS figures come from the bench's rows of the same case (same GPU, same
-run), so the speed-up over cuBLAS and the share of the ceiling compare like with like.
+It runs the one-vector cases (nrhs 1) of an xgemv-bench results.csv (same shapes, dtypes, ops,
+increments, alpha, beta, copies of A and calls per batch), checks each output against an fp64
+reference with the bench's tolerance before timing it, and writes triton-seed.csv beside it with
+the bench's CSV columns. Ceiling and cuBLAS figures come from the bench's rows of the same case
+(same GPU, same run), so the speed-up over cuBLAS and the share of the ceiling compare like with
+like.
 
     build/bench/xgemv-bench --suite llm --out-dir llm
     python3 bench/triton/seed_gemv.py llm
@@ -57,7 +58,7 @@ else:
         tl.store(y_ptr + row * stride_y, out.to(y_ptr.dtype.element_ty), mask=row_mask)
 
 # The bench's CSV columns (tests/bench checks that this line matches the C++ writer).
-COLUMNS = "suite,tag,dtype,op,m,n,lda,incx,incy,alpha,beta,bytes,lib,function,mode,status,max_error,tolerance,copies,calls_per_batch,batches,us,GBps,ceiling_GBps,pct_ceiling,speedup_vs_cublas,device,sm_clock_mhz,sm_clock_max_mhz,mem_clock_max_mhz,driver,cuda,commit,date".split(",")
+COLUMNS = "suite,tag,dtype,op,m,n,nrhs,lda,incx,incy,alpha,beta,bytes,lib,function,mode,status,max_error,tolerance,copies,calls_per_batch,batches,us,GBps,ceiling_GBps,pct_ceiling,speedup_vs_cublas,device,sm_clock_mhz,sm_clock_max_mhz,mem_clock_max_mhz,driver,cuda,commit,date".split(",")
 CASE_COLUMNS = COLUMNS[:COLUMNS.index("lib")]
 RUN_COLUMNS = COLUMNS[COLUMNS.index("device"):]
 
@@ -72,6 +73,8 @@ def read_cases(results_csv):
     cases = {}
     with open(results_csv, newline="") as file:
         for row in csv.DictReader(file):
+            # Results from before --nrhs have no nrhs column: one vector.
+            row.setdefault("nrhs", "1")
             cases.setdefault(tuple(row[c] for c in CASE_COLUMNS), {})[row["lib"]] = row
     return cases
 
@@ -198,8 +201,9 @@ def main(argv=None):
 
     cases = read_cases(args.results_dir / "results.csv")
     pattern = re.compile(args.shape_filter)
+    nrhs = CASE_COLUMNS.index("nrhs")
     selected = [rows for key, rows in cases.items()
-                if pattern.search(f"{key[1]} {key[4]}x{key[5]}")]
+                if key[nrhs] == "1" and pattern.search(f"{key[1]} {key[4]}x{key[5]}")]
     out_rows = []
     for number, bench_rows in enumerate(selected, 1):
         row = run_case(bench_rows)

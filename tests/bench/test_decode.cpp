@@ -6,6 +6,8 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "lib/decode.hpp"
 #include "lib/decode_report.hpp"
@@ -156,6 +158,36 @@ TEST(DecodeStep, EveryMatrixAndYIsItsOwnAlignedBufferAndXIsSharedPerInputWidth) 
   EXPECT_EQ(step.bytes(), bytes);
 }
 
+TEST(DecodeStep, SeveralVectorsAreColumnsOfEachXAndYAndTheLayersStayTheSame) {
+  const DecodeStep one = plan_decode_step(model("llama3-8b"), kDefaultBudget);
+  const DecodeStep four = plan_decode_step(model("llama3-8b"), kDefaultBudget, 4);
+  EXPECT_EQ(four.nrhs, 4);
+  EXPECT_EQ(four.layers, one.layers);
+  EXPECT_EQ(four.weight_buffer_bytes, one.weight_buffer_bytes);
+  ASSERT_EQ(four.gemvs.size(), one.gemvs.size());
+  // Two input widths (4096 and 14336), each X of four packed columns.
+  EXPECT_EQ(four.x_buffer_bytes, 4 * (4096 + 14336) * kDecodeElementBytes);
+  int64_t y_bytes = 0, bytes = 0;
+  for (size_t i = 0; i < four.gemvs.size(); ++i) {
+    const DecodeGemv& gemv = four.gemvs[i];
+    EXPECT_EQ(gemv.nrhs, 4);
+    EXPECT_EQ(gemv.weight_offset, one.gemvs[i].weight_offset) << gemv.tag;
+    EXPECT_EQ(gemv.y_offset, y_bytes) << gemv.tag;
+    EXPECT_EQ(gemv.y_offset % kDecodeAlignment, 0) << gemv.tag;
+    y_bytes += (4 * gemv.out * kDecodeElementBytes + kDecodeAlignment - 1) / kDecodeAlignment *
+               kDecodeAlignment;
+    bytes += (gemv.in * gemv.out + 4 * (gemv.in + gemv.out)) * kDecodeElementBytes;
+  }
+  EXPECT_EQ(four.y_buffer_bytes, y_bytes);
+  EXPECT_EQ(four.bytes(), bytes);  // W once, X and Y once each
+  EXPECT_EQ(four.weight_bytes(), one.weight_bytes());
+  const Case c = decode_gemv_case(four, four.gemvs[3], Dtype::bf16);
+  EXPECT_EQ(c.nrhs, 4);
+  EXPECT_EQ(c.bytes(), four.gemvs[3].bytes());
+  EXPECT_EQ(describe_step(four),
+            "llama3-8b, nrhs 4: 32 of 32 layers + LM head, 129 GEMVs, 15.03 GB per step");
+}
+
 TEST(DecodeSteps, ModelsAndDtypesFromTheCommandLine) {
   Options options;
   EXPECT_EQ(plan_decode_steps(options).size(), decode_models().size());
@@ -170,6 +202,20 @@ TEST(DecodeSteps, ModelsAndDtypesFromTheCommandLine) {
   EXPECT_EQ(steps[1].model.name, "llama3-70b");
   EXPECT_EQ(steps[1].layers, 3);  // (8 GiB - 2.1 GB) / 1.71 GB
   EXPECT_EQ(decode_dtypes(options), (std::vector<Dtype>{Dtype::fp16}));
+
+  // --nrhs: each model at every nrhs, model by model.
+  options.nrhs = {1, 2, 8};
+  const std::vector<DecodeStep> swept = plan_decode_steps(options);
+  ASSERT_EQ(swept.size(), 6u);
+  const struct { const char* model; int64_t nrhs; } order[] = {
+      {"llama3.2-1b", 1}, {"llama3.2-1b", 2}, {"llama3.2-1b", 8},
+      {"llama3-70b", 1},  {"llama3-70b", 2},  {"llama3-70b", 8}};
+  for (size_t i = 0; i < swept.size(); ++i) {
+    EXPECT_EQ(swept[i].model.name, order[i].model) << i;
+    EXPECT_EQ(swept[i].nrhs, order[i].nrhs) << i;
+  }
+  EXPECT_EQ(swept[5].layers, 3);
+  options.nrhs.clear();
 
   options.dtypes = {"fp32"};
   EXPECT_THROW(decode_dtypes(options), std::invalid_argument);
@@ -307,11 +353,12 @@ TEST(DecodeCsv, HeaderThenOneLinePerRow) {
   for (const std::string& column : decode_csv_columns())
     joined += (joined.empty() ? "" : ",") + column;
   EXPECT_EQ(header, joined);
-  EXPECT_EQ(header.rfind("model,dtype,layers,model_layers,gemvs,weight_bytes,bytes,lib,", 0), 0u);
+  EXPECT_EQ(header.rfind("model,dtype,nrhs,layers,model_layers,gemvs,weight_bytes,bytes,lib,", 0),
+            0u);
   std::vector<std::string> body;
   while (std::getline(lines, line)) body.push_back(line);
   ASSERT_EQ(body.size(), 12u);
-  EXPECT_EQ(body[2].rfind("llama3-8b,bf16,32,32,129,15009316864,15014038016,xgemv,"
+  EXPECT_EQ(body[2].rfind("llama3-8b,bf16,1,32,32,129,15009316864,15014038016,xgemv,"
                           "xgemv_function,ok,129,31,3.6000,4170.6,88.9,1.111,1,0,0.0001,0.002,"
                           "L0.qkv,NVIDIA H200,0,1980,0,\"580.65, CUDA 13.0\",13.0,abc123,",
                           0),
@@ -337,6 +384,8 @@ TEST(DecodeJson, RunSummaryAndRecords) {
   EXPECT_TRUE(json["records"][10]["ms"].is_null());
   EXPECT_EQ(json["summary"][0]["lib"], "xgemv");
   EXPECT_EQ(json["summary"][0]["steps"], 1);
+  EXPECT_EQ(xgemv["nrhs"], 1);
+  EXPECT_FALSE(json.contains("nrhs"));  // no --nrhs rows
 }
 
 TEST(DecodeMarkdown, RunTableSummaryStepTableVerdictAndFailures) {
@@ -378,6 +427,92 @@ TEST(DecodeTable, OneLinePerStepThenTheVerdictLast) {
   // Columns line up with the header.
   EXPECT_EQ(text[0].find("xgemv-es") + 8, text[1].find("3.500") + 5);
   EXPECT_EQ(text[3].rfind("verdict: ", 0), 0u);
+}
+
+// A --nrhs run of llama3-8b in bf16 at nrhs 1, 2 and 16: every row at nrhs 1, then the reads,
+// xgemv-nrhs and GemmEx with the step's columns.
+std::vector<DecodeRow> sweep_rows() {
+  std::vector<DecodeRow> rows;
+  auto add = [&](int64_t nrhs, const std::string& library, double ms) {
+    const DecodeStep step = plan_decode_step(model("llama3-8b"), kDefaultBudget, nrhs);
+    DecodeRow& row = rows.emplace_back(step, Dtype::bf16, library, library + "_function");
+    row.ms = ms;
+    row.replays = 31;
+    if (!row.is_read()) add_gemv_check(row, "L0.qkv", check(1e-4, 2e-3));
+  };
+  for (const auto& [library, ms] : std::vector<std::pair<std::string, double>>{
+           {kOneRead, 3.2}, {kPerGemvReads, 3.4}, {"xgemv", 3.6}, {kXgemvEarlyStart, 3.5},
+           {kXgemvNrhs, 3.7}, {"cublas", 4.5}, {"cublas-gemmex", 4.0}})
+    add(1, library, ms);
+  for (const auto& [nrhs, xgemv, gemmex] :
+       std::vector<std::tuple<int64_t, double, double>>{{2, 3.8, 7.0}, {16, 4.5, 8.0}}) {
+    add(nrhs, kOneRead, 3.2);
+    add(nrhs, kPerGemvReads, 3.4);
+    add(nrhs, kXgemvNrhs, xgemv);
+    add(nrhs, "cublas-gemmex", gemmex);
+  }
+  derive_decode_metrics(rows);
+  return rows;
+}
+
+TEST(DecodeNrhs, EachStepAtEveryNrhsBesideGemmExWithTheSameColumns) {
+  const std::vector<DecodeRow> rows = sweep_rows();
+  // Metrics are per step and nrhs: nrhs 16's xgemv-nrhs over its own GemmEx and one-read.
+  EXPECT_DOUBLE_EQ(*rows.back().speedup_vs_cublas, 1.0);  // GemmEx beside itself
+  EXPECT_DOUBLE_EQ(*rows[rows.size() - 2].speedup_vs_cublas, 8.0 / 4.5);
+  EXPECT_DOUBLE_EQ(*rows[rows.size() - 2].pct_one_read, 100.0 * 3.2 / 4.5);
+  EXPECT_DOUBLE_EQ(*rows[4].speedup_vs_cublas, 4.0 / 3.7);  // nrhs 1: the faster of the two
+
+  const std::vector<NrhsFamily> families = decode_nrhs_families(rows);
+  ASSERT_EQ(families.size(), 1u);
+  EXPECT_EQ(families[0].family, "llama3-8b bf16");
+  EXPECT_EQ(families[0].group, "decode bf16");
+  EXPECT_TRUE(families[0].targeted);
+  ASSERT_EQ(families[0].rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(*families[0].rows[1].xgemv_ratio, 3.8 / 3.7);
+  EXPECT_DOUBLE_EQ(*families[0].rows[2].cublas_ratio, 2.0);
+  EXPECT_DOUBLE_EQ(*families[0].rows[2].speedup, 8.0 / 4.5);
+  EXPECT_EQ(format_nrhs_verdict(make_nrhs_verdict(families, kDecodeNrhsScope)),
+            "nrhs verdict (xgemv, bf16/fp16 decode steps): time(nrhs)/time(1) <= 1.10x for nrhs "
+            "2..8: yes (1/1, worst 1.03x: llama3-8b bf16 nrhs 2); <= 1.25x for nrhs 9..16: yes "
+            "(1/1, worst 1.22x: llama3-8b bf16 nrhs 16); speed-up vs cuBLAS GemmEx over nrhs "
+            "2..16: 1.81x geo-mean, worst 1.78x (llama3-8b bf16 nrhs 16)");
+  // Without an xgemv-nrhs row or a step of several vectors: no family.
+  EXPECT_TRUE(decode_nrhs_families(sample_rows()).empty());
+}
+
+TEST(DecodeNrhs, StepTablesAndSummaryStayOfOneVectorAndTheWritersAddTheSweep) {
+  const std::vector<DecodeRow> rows = sweep_rows();
+  for (const DecodeSummary& summary : summarize_decode(rows)) EXPECT_EQ(summary.steps, 1);
+  std::ostringstream table;
+  write_decode_table(table, rows);
+  std::istringstream lines(table.str());
+  std::vector<std::string> text;
+  for (std::string line; std::getline(lines, line);) text.push_back(line);
+  ASSERT_EQ(text.size(), 3u);  // header, the nrhs 1 step, verdict
+
+  std::ostringstream markdown;
+  write_decode_markdown(markdown, sample_info(), rows);
+  const std::string md = markdown.str();
+  EXPECT_NE(md.find("\n## Few right-hand sides\n"), std::string::npos);
+  EXPECT_NE(md.find("| decode bf16 | 16 | 1 | 1.22x | 1.22x | 2.00x | 1.78x | 1.78x |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("### llama3-8b bf16\n\n| nrhs | xgemv ms | xgemv time/time(1) | xgemv % "
+                    "of one-read | cuBLAS ms (cublas-gemmex_function) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 2 | 3.800 | 1.03x | 84.2 | 7.000 | 1.75x | 1.84x |"), std::string::npos)
+      << md;
+
+  std::ostringstream csv;
+  write_decode_csv(csv, sample_info(), rows);
+  EXPECT_NE(csv.str().find("\nllama3-8b,bf16,16,32,32,129,"), std::string::npos);
+  const nlohmann::ordered_json json = decode_to_json(sample_info(), rows);
+  ASSERT_TRUE(json.contains("nrhs"));
+  EXPECT_EQ(json["nrhs"]["time_unit"], "ms");
+  EXPECT_EQ(json["nrhs"]["bound"], "one-read");
+  EXPECT_EQ(json["records"].back()["nrhs"], 16);
 }
 
 TEST(DecodeProgress, LinesLineUpWithTheHeaderAndSayWhatWasChecked) {

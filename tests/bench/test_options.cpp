@@ -34,6 +34,9 @@ TEST(CommandLine, Defaults) {
   EXPECT_TRUE(options.wants_library("xgemv"));
   EXPECT_TRUE(options.wants_library("openblas"));
   EXPECT_TRUE(options.device_libraries_named().empty());
+  EXPECT_TRUE(options.nrhs.empty());
+  EXPECT_FALSE(options.nrhs_sweep());
+  EXPECT_EQ(options.nrhs_values(), (std::vector<int64_t>{1}));
 }
 
 TEST(CommandLine, EveryParseStartsFromTheDefaults) {
@@ -77,6 +80,56 @@ TEST(CommandLine, ParsesEveryOption) {
   EXPECT_EQ(options.commit, "abc123");
   EXPECT_TRUE(options.wants_library("cublas"));
   EXPECT_FALSE(options.wants_library("openblas"));
+}
+
+TEST(CommandLine, NrhsListIsAscendingWithoutRepeatsAndAlwaysHoldsOne) {
+  const Options options = parse({"--nrhs", "16,2,4,2", "--nrhs", "8"});
+  EXPECT_TRUE(options.nrhs_sweep());
+  EXPECT_EQ(options.nrhs, (std::vector<int64_t>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(options.nrhs_values(), options.nrhs);
+  EXPECT_EQ(parse({"--nrhs", "1"}).nrhs, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(parse({"--nrhs", "1"}).nrhs_sweep());  // the nrhs rows, at nrhs 1 only
+  // Decode steps take it too; strides of 1 given explicitly are no strides.
+  EXPECT_EQ(parse({"--suite", "decode", "--nrhs", "3"}).nrhs, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(parse({"--nrhs", "2", "--incx", "1", "--incy", "1"}).nrhs,
+            (std::vector<int64_t>{1, 2}));
+}
+
+TEST(CommandLine, NrhsRefusesNonPositiveCountsAndStridedVectors) {
+  for (const char* value : {"0", "-2", "two", "1.5", "4,0"})
+    EXPECT_THROW(parse({"--nrhs", value}), CLI::ParseError) << value;
+  EXPECT_THROW(parse({"--nrhs", "2", "--incx", "2"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--nrhs", "1,4", "--incy", "-1"}), CLI::ParseError);
+  EXPECT_NO_THROW(parse({"--incx", "2"}));  // strides without --nrhs: one vector, as before
+}
+
+TEST(CommandLine, EachRowRunsAtTheNrhsItCallsWith) {
+  const Options plain = parse({});
+  // Without --nrhs: the one-vector rows and the one-column GemmEx, as before the option.
+  for (const char* row : {"xgemv", "cublas", "cublas-gemmex", "openblas"})
+    EXPECT_TRUE(plain.runs_row(row, 1)) << row;
+  for (const char* row : {kXgemvNrhs, kCublasGemm})
+    EXPECT_FALSE(plain.runs_row(row, 1)) << row;
+
+  const Options sweep = parse({"--nrhs", "4"});
+  for (const char* row : {"xgemv", "cublas", "openblas", kXgemvNrhs, kCublasGemmEx, kCublasGemm})
+    EXPECT_TRUE(sweep.runs_row(row, 1)) << row;
+  // Several vectors: the calls that take them.
+  for (const char* row : {kXgemvNrhs, kCublasGemmEx, kCublasGemm})
+    EXPECT_TRUE(sweep.runs_row(row, 4)) << row;
+  for (const char* row : {"xgemv", "cublas", "openblas"})
+    EXPECT_FALSE(sweep.runs_row(row, 4)) << row;
+
+  // --lib xgemv gives both xgemv rows; the GEMMs are libraries of their own.
+  const Options chosen = parse({"--nrhs", "4", "--lib", "xgemv,cublas-gemm"});
+  EXPECT_TRUE(chosen.runs_row("xgemv", 1));
+  EXPECT_TRUE(chosen.runs_row(kXgemvNrhs, 4));
+  EXPECT_TRUE(chosen.runs_row(kCublasGemm, 4));
+  EXPECT_FALSE(chosen.runs_row(kCublasGemmEx, 4));
+  EXPECT_FALSE(chosen.runs_row("cublas", 1));
+  EXPECT_FALSE(parse({"--nrhs", "4", "--lib", "cublas"}).runs_row(kXgemvNrhs, 4));
+  EXPECT_EQ(parse({"--lib", "cublas-gemm"}).device_libraries_named(),
+            (std::vector<std::string>{"cublas-gemm"}));
 }
 
 TEST(CommandLine, TransIsAnotherNameForOp) {
@@ -146,6 +199,7 @@ TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
     EXPECT_NE(text.find(kDefaultOutDir), std::string::npos) << "--out-dir shows its default";
     EXPECT_NE(text.find("decode"), std::string::npos);
     EXPECT_NE(text.find("--step-gib"), std::string::npos);
+    EXPECT_NE(text.find("--nrhs"), std::string::npos);
   }
 }
 

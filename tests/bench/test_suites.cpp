@@ -177,6 +177,47 @@ TEST(BuildCases, AllRunsEverySuiteOnce) {
       75);
 }
 
+TEST(BuildCases, EveryProblemRunsAtEachNrhsBackToBack) {
+  Options options = suite_options("llm");
+  options.dtypes = {"bf16"};
+  options.shape_filter = "^llama3-8b\\.(qkv|o) ";
+  options.nrhs = {1, 2, 16};
+  const std::vector<Case> cases = build_cases(options);
+  ASSERT_EQ(cases.size(), 2u * 3u);
+  const int64_t expected_nrhs[] = {1, 2, 16, 1, 2, 16};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(cases[i].nrhs, expected_nrhs[i]) << i;
+    EXPECT_EQ(cases[i].tag, i < 3 ? "llama3-8b.qkv" : "llama3-8b.o") << i;
+  }
+  EXPECT_EQ(cases[0].label(), "bf16 T 4096x6144 llama3-8b.qkv");
+  EXPECT_EQ(cases[2].label(), "bf16 T 4096x6144 llama3-8b.qkv nrhs 16");
+  EXPECT_EQ(cases[2].with_nrhs(1).label(), cases[0].label());
+  // Without --nrhs: one vector.
+  for (const Case& c : build_cases(suite_options("llm"))) EXPECT_EQ(c.nrhs, 1) << c.label();
+}
+
+TEST(Case, SeveralVectorsAreColumnsOfXAndYAndAIsReadOnce) {
+  Case c;
+  c.dtype = Dtype::bf16;
+  c.op = 'T';
+  c.m = 4096;  // x length
+  c.n = 6144;  // y length
+  c.nrhs = 8;
+  EXPECT_EQ(c.ldx(), 4096);
+  EXPECT_EQ(c.ldy(), 6144);
+  EXPECT_EQ(c.x_elements(), 8 * 4096);
+  EXPECT_EQ(c.y_elements(), 8 * 6144);
+  EXPECT_EQ(c.a_bytes(), 4096 * 6144 * 2);
+  EXPECT_EQ(c.bytes(), (4096 * 6144 + 8 * (4096 + 6144)) * 2);
+  // One strided vector: as a GEMV.
+  c.op = 'N';
+  c.nrhs = 1;
+  c.incx = -3;
+  EXPECT_EQ(c.x_elements(), 1 + (6144 - 1) * 3);
+  EXPECT_EQ(c.y_elements(), 4096);
+  EXPECT_EQ(c.bytes(), (4096 * 6144 + 6144 + 4096) * 2);
+}
+
 TEST(BuildCases, RejectsABadRegex) {
   Options options;
   options.shape_filter = "(";
