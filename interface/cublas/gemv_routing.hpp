@@ -80,7 +80,9 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
 
 // cublasGemmEx[_64]: A and B of one type in {16F, 16BF, 32F}, C of that type or 32F (the
 // HSH/TST/S and HSS/TSS combinations), any CUBLAS_COMPUTE_32F* compute type (float scalars;
-// xgemv accumulates in full fp32, at least as accurate as each of them), any algo.
+// xgemv accumulates in full fp32, at least as accurate as each of them), any algo. A problem of
+// several vectors is served only with 16F / 16BF A and B and op T (trans 'T'); several fp32
+// vectors and op N problems are forwarded.
 Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
                  int64_t k, const void *alpha, const void *a, cudaDataType a_type, int64_t lda,
                  const void *b, cudaDataType b_type, int64_t ldb, const void *beta, void *c,

@@ -12,8 +12,10 @@
 // cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
 // cuBLAS's own behaviour. Covered: {S,D}gemv_v2[_64], the six {S,D,HSH,HSS,TST,TSS} types in
 // gemvBatched / gemvStridedBatched [_64], GemmEx[_64] and Sgemm_v2 with C of one row / column
-// and of 2..16 columns or rows (one problem of several vectors: its log line names them, and its
-// result is compared with cuBLAS's too),
+// and of 2..16 columns or rows (served as one problem of several vectors only where A is 16-bit
+// and that problem is op T: its log line names them, and its result is compared with cuBLAS's
+// too; several fp32 vectors and op N problems are forwarded, with the reason logged, and must
+// give cuBLAS's bits),
 // device-pointer scalars, a non-default stream (the call must wait behind work queued on it),
 // CUDA graph capture, cublasDestroy_v2. Exits 77 without a GPU. XGEMV_TEST_PROFILE=sanitizer
 // (runs under compute-sanitizer, which serialises device work) leaves out the one check that
@@ -76,8 +78,9 @@ Function real_cublas(const char *name) {
   return reinterpret_cast<Function>(library != nullptr ? dlsym(library, name) : nullptr);
 }
 
-// Captures stderr around one call and checks who served it, by the run's expectation; a call
-// xgemv serves must log `detail` too (e.g. " nrhs=4 ") when given.
+// Captures stderr around one call and checks who served it, by the run's expectation; with the
+// drop-in on, its log line must hold `detail` too when given (e.g. " nrhs=4 " for a call xgemv
+// serves, the reason for one it forwards).
 class ServedBy {
  public:
   ServedBy(std::string entry, bool valid_blas, std::string context, std::string detail = "")
@@ -105,7 +108,7 @@ class ServedBy {
     const size_t line = log.find(wanted);
     if (line == std::string::npos) {
       fail(context_ + ": expected \"" + wanted + "\" in the log, got \"" + log + "\"");
-    } else if (expected_server == Expect::xgemv && valid_blas_ && !detail_.empty() &&
+    } else if (expected_server == Expect::xgemv && !detail_.empty() &&
                log.substr(line, log.find('\n', line) - line).find(detail_) == std::string::npos) {
       fail(context_ + ": expected \"" + detail_ + "\" in the log line, got \"" + log + "\"");
     }
@@ -611,14 +614,26 @@ void check_graph_capture(cublasHandle_t handle) {
 // --- GEMMs of at most 16 columns or rows
 // ---------------------------------------------------------------
 
-// The drop-in serves GEMMs whose C has at most this many columns or rows, as one GEMV problem of
-// that many vectors: C's columns when n == 1 or (m != 1 and n <= 16), else C's rows.
+// The drop-in maps GEMMs whose C has at most this many columns or rows to one GEMV problem of
+// that many vectors: C's columns when n == 1 or (m != 1 and n <= 16), else C's rows. It serves
+// one vector for every served type; several only where A is 16-bit and the problem is op T
+// (columns with op(A) = A^T, rows with op(B) = B): several fp32 vectors and op N problems are
+// left to cuBLAS's GEMM, which is faster there.
 constexpr int kMaxGemmVectors = 16;
 
-int gemm_vectors(int m, int n) {
-  const bool columns = n == 1 || (m != 1 && n <= kMaxGemmVectors);
-  return columns ? n : m;
+bool vectors_are_columns(int m, int n) { return n == 1 || (m != 1 && n <= kMaxGemmVectors); }
+
+int gemm_vectors(int m, int n) { return vectors_are_columns(m, n) ? n : m; }
+
+// Whether xgemv serves a GEMM of at most 16 columns or rows whose types and compute type it
+// serves: one vector always, several only 16-bit and op T.
+bool vectors_served(bool sixteen_bit, bool ta, bool tb, int m, int n) {
+  if (gemm_vectors(m, n) == 1) return true;
+  return sixteen_bit && (vectors_are_columns(m, n) ? ta : !tb);
 }
+
+// The forward reason the drop-in logs for several vectors it leaves to cuBLAS.
+const char *const kSeveralVectorsReason = "several vectors of fp32 or op N";
 
 // C = alpha*op(A)*op(B) + beta*C on the host (exact on small integers, rounded once).
 template <class TAB, class TC>
@@ -648,7 +663,10 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   const std::vector<TC> c = random_values<TC>(size_t(ldc) * n);
   const bool fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
   const bool gemv_shape = m <= kMaxGemmVectors || n <= kMaxGemmVectors;
-  const bool served = fp32_compute && gemv_shape;
+  const bool sixteen_bit = ab_type == CUDA_R_16F || ab_type == CUDA_R_16BF;
+  const bool kept_by_cublas =  // several vectors of fp32 or op N
+      fp32_compute && gemv_shape && !vectors_served(sixteen_bit, ta, tb, m, n);
+  const bool served = fp32_compute && gemv_shape && !kept_by_cublas;
   const float alpha = 2, beta = -1;
   const __half alpha_h = __float2half(2.0f), beta_h = __float2half(-1.0f);
   const void *alpha_p = fp32_compute ? static_cast<const void *>(&alpha) : &alpha_h;
@@ -688,7 +706,9 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   cublasStatus_t status;
   {
     const ServedBy served_by(use_64 ? "cublasGemmEx_64" : "cublasGemmEx", served, context,
-                             " nrhs=" + std::to_string(gemm_vectors(m, n)) + " ");
+                             served           ? " nrhs=" + std::to_string(gemm_vectors(m, n)) + " "
+                             : kept_by_cublas ? kSeveralVectorsReason
+                                              : "");
     status = run(false, got);
   }
   std::vector<TC> reference;
@@ -741,7 +761,8 @@ void check_gemms(cublasHandle_t handle) {
     check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 37, n,
                                   19, CUBLAS_COMPUTE_16F, false);
 
-  // Sgemm_v2 of 1, 2 and 16 columns (xgemv's), then 17 (a GEMM, compared with cuBLAS).
+  // Sgemm_v2 of 1 column (xgemv's), 2 and 16 (several fp32 vectors: cuBLAS's), then 17 (a
+  // GEMM); the forwarded ones are compared with cuBLAS bit for bit.
   const int m = 50, k = 30, max_n = 17;
   const std::vector<float> a = random_values<float>(m * k), b = random_values<float>(k * max_n);
   const std::vector<float> c = random_values<float>(m * max_n);
@@ -756,13 +777,14 @@ void check_gemms(cublasHandle_t handle) {
       result = d_c.read();
       return status;
     };
-    const bool served = n <= kMaxGemmVectors;
+    const bool served = n == 1;
+    const bool several = n > 1 && n <= kMaxGemmVectors;
     const std::string context = "Sgemm n=" + std::to_string(n);
     std::vector<float> got, reference;
     cublasStatus_t status;
     {
       const ServedBy served_by("cublasSgemm_v2", served, context,
-                               " nrhs=" + std::to_string(n) + " ");
+                               served ? " nrhs=1 " : several ? kSeveralVectorsReason : "");
       status = run(false, got);
     }
     if (run(true, reference) != status) fail(context + ": status differs from cuBLAS");

@@ -1,7 +1,8 @@
 // The cuBLAS drop-in's routing decisions, on the CPU: which calls xgemv serves (valid BLAS
-// only; cuBLAS keeps the rest, interface/README.md) and how a GEMM whose C has at most 16 columns
+// only; cuBLAS keeps the rest, interface/README.md), how a GEMM whose C has at most 16 columns
 // or rows becomes one GEMV problem of that many vectors, checked by running both on the host for
-// every op combination.
+// every op combination, and which of those GEMMs xgemv serves: one vector always, several only
+// where the problem is 16-bit and transposed (op T, xgemv's tensor-core kernel).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -294,15 +295,25 @@ Route gemm_ex(cudaDataType ab, cudaDataType c, cublasComputeType_t compute, int 
                2, compute, CUBLAS_GEMM_DEFAULT);
 }
 
+// The reason route_gemm gives for several vectors it leaves to cuBLAS.
+bool several_vectors_forwarded(const Route &verdict) {
+  return !verdict.problem && reason_of(verdict).find("several vectors") != std::string::npos;
+}
+
 TEST(GemmExRouting, ServesMatchingTypesWithFp32Compute) {
-  // One column (one vector) and 2..16 columns (several): the same type rules.
+  // One column (one vector) and 4 columns (several, op T here: the tensor-core problem): the
+  // same type rules for the 16-bit types; several fp32 vectors stay with cuBLAS.
   for (const int columns : {1, 4}) {
     const auto route_of = [&](cudaDataType ab, cudaDataType c, cublasComputeType_t compute) {
       return gemm_ex(ab, c, compute, columns);
     };
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), kHalf));
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), kBf16));
-    EXPECT_TRUE(serves_as(route_of(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32), kFloat));
+    const Route fp32 = route_of(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32);
+    if (columns == 1)
+      EXPECT_TRUE(serves_as(fp32, kFloat)) << reason_of(fp32);
+    else
+      EXPECT_TRUE(several_vectors_forwarded(fp32)) << reason_of(fp32);
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F), kHalfToFloat));
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), kBf16ToFloat));
     EXPECT_EQ((*route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F).problem)->rhs_count, columns);
@@ -335,15 +346,28 @@ TEST(GemmExRouting, SeveralColumnsOrRowsAreOneProblem) {
   EXPECT_EQ(p.x.ld, k);
   EXPECT_EQ(p.y.inc, 1);
   EXPECT_EQ(p.y.ld, out);
-  // The same product as rows: C (4 x out) = X * W^T, X column-major (4 x k).
-  const Route rows = route(CUBLAS_OP_N, CUBLAS_OP_T, batch, out, k, &kOne, b, CUDA_R_16BF, batch,
-                           a, CUDA_R_16BF, out, &kOne, c, CUDA_R_16BF, batch, CUBLAS_COMPUTE_32F,
+  // The same product as rows: C (4 x out) = X * W^T with X^T stored (k x 4) and B = W^T
+  // stored (k x out): op T on B, one problem of 4 vectors, each a column of X^T.
+  const Route rows = route(CUBLAS_OP_T, CUBLAS_OP_N, batch, out, k, &kOne, b, CUDA_R_16BF, k, a,
+                           CUDA_R_16BF, k, &kOne, c, CUDA_R_16BF, batch, CUBLAS_COMPUTE_32F,
                            CUBLAS_GEMM_DEFAULT);
   ASSERT_TRUE(serves_as(rows, kBf16)) << reason_of(rows);
-  EXPECT_EQ((*rows.problem)->rhs_count, batch);
-  EXPECT_EQ((*rows.problem)->trans, 'N');
-  EXPECT_EQ((*rows.problem)->y.inc, batch);
-  EXPECT_EQ((*rows.problem)->y.ld, 1);
+  const GemvProblem &r = **rows.problem;
+  EXPECT_EQ(r.trans, 'T');
+  EXPECT_EQ(r.a.data, a);
+  EXPECT_EQ(r.m, k);
+  EXPECT_EQ(r.n, out);
+  EXPECT_EQ(r.rhs_count, batch);
+  EXPECT_EQ(r.x.inc, 1);
+  EXPECT_EQ(r.x.ld, k);
+  EXPECT_EQ(r.y.inc, batch);
+  EXPECT_EQ(r.y.ld, 1);
+  // X column-major (4 x k) and W as op T: the rows become an op N problem, which stays with
+  // cuBLAS (its mapping is in TheVectorsAreTheColumnsOrRowsOfC).
+  EXPECT_TRUE(several_vectors_forwarded(
+      route(CUBLAS_OP_N, CUBLAS_OP_T, batch, out, k, &kOne, b, CUDA_R_16BF, batch, a,
+            CUDA_R_16BF, out, &kOne, c, CUDA_R_16BF, batch, CUBLAS_COMPUTE_32F,
+            CUBLAS_GEMM_DEFAULT)));
   // 17 x 17 is a GEMM.
   const int64_t wide = kMaxGemmVectors + 1;
   const Route gemm = route(CUBLAS_OP_T, CUBLAS_OP_N, wide, wide, k, &kOne, a, CUDA_R_16BF, k, b,
@@ -353,30 +377,116 @@ TEST(GemmExRouting, SeveralColumnsOrRowsAreOneProblem) {
   EXPECT_NE(reason_of(gemm).find("a GEMM"), std::string::npos) << reason_of(gemm);
 }
 
-TEST(GemmExRouting, SgemmOfFewColumnsIsAnSgemv) {
+TEST(GemmExRouting, SgemmOfOneColumnOrRowIsAnSgemv) {
   static float a[64], b[64], c[64];
-  for (const int columns : {1, 2, 16}) {
-    const Route verdict =
-        route(CUBLAS_OP_N, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 8, b, 5, &kOne, c, 8);
-    ASSERT_TRUE(serves_as(verdict, kFloat)) << reason_of(verdict);
-    const GemvProblem &problem = **verdict.problem;
-    EXPECT_EQ(problem.trans, 'N');
-    EXPECT_EQ(problem.m, 8);
-    EXPECT_EQ(problem.n, 5);
-    EXPECT_EQ(problem.rhs_count, columns);
-    EXPECT_EQ(problem.a.data, a);
-    EXPECT_EQ(problem.x.data, b);
-    EXPECT_EQ(problem.y.data, c);
+  const Route verdict = route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 1, 5, &kOne, a, 8, b, 5, &kOne, c, 8);
+  ASSERT_TRUE(serves_as(verdict, kFloat)) << reason_of(verdict);
+  const GemvProblem &problem = **verdict.problem;
+  EXPECT_EQ(problem.trans, 'N');
+  EXPECT_EQ(problem.m, 8);
+  EXPECT_EQ(problem.n, 5);
+  EXPECT_EQ(problem.rhs_count, 1);
+  EXPECT_EQ(problem.a.data, a);
+  EXPECT_EQ(problem.x.data, b);
+  EXPECT_EQ(problem.y.data, c);
+  // The 64-bit form, one row of a wide C: a single vector on B.
+  const Route row = route(CUBLAS_OP_N, CUBLAS_OP_N, int64_t(1), int64_t(40), int64_t(5), &kOne,
+                          a, int64_t(1), b, int64_t(5), &kOne, c, int64_t(1));
+  ASSERT_TRUE(serves_as(row, kFloat)) << reason_of(row);
+  EXPECT_EQ((*row.problem)->rhs_count, 1);
+  EXPECT_EQ((*row.problem)->a.data, b);
+  EXPECT_EQ((*row.problem)->trans, 'T');
+  // Several fp32 vectors stay with cuBLAS, whatever the op: 2 and 16 columns (op N, and op T on
+  // A), 16 rows of a wide C (op T on B) in the 64-bit form.
+  for (const int columns : {2, 16}) {
+    EXPECT_TRUE(several_vectors_forwarded(
+        route(CUBLAS_OP_N, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 8, b, 5, &kOne, c, 8)));
+    EXPECT_TRUE(several_vectors_forwarded(
+        route(CUBLAS_OP_T, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 5, b, 5, &kOne, c, 8)));
   }
-  // The 64-bit form, 16 rows of a wide C.
-  const Route rows = route(CUBLAS_OP_N, CUBLAS_OP_N, int64_t(16), int64_t(40), int64_t(1), &kOne,
-                           a, int64_t(16), b, int64_t(1), &kOne, c, int64_t(16));
-  ASSERT_TRUE(serves_as(rows, kFloat)) << reason_of(rows);
-  EXPECT_EQ((*rows.problem)->rhs_count, 16);
-  EXPECT_EQ((*rows.problem)->a.data, b);
+  EXPECT_TRUE(several_vectors_forwarded(route(CUBLAS_OP_N, CUBLAS_OP_N, int64_t(16), int64_t(40),
+                                              int64_t(1), &kOne, a, int64_t(16), b, int64_t(1),
+                                              &kOne, c, int64_t(16))));
   // A real GEMM stays with cuBLAS.
   EXPECT_FALSE(
       route(CUBLAS_OP_N, CUBLAS_OP_N, 20, 17, 5, &kOne, a, 20, b, 5, &kOne, c, 20).problem);
+}
+
+// The rule for several vectors, over every op pair, served type combination and vector count:
+// xgemv serves a GEMM of 2..16 columns or rows only when A and B are 16-bit (fp16 / bf16, C of
+// that type or fp32) and the problem it maps to is transposed (op T: columns with op(A) = A^T,
+// rows with op(B) = B, the tensor-core kernel's layout); several fp32 vectors, and 16-bit
+// problems of op N, stay with cuBLAS, whose GEMM is faster there. One column or one row is
+// served for every served type and op.
+TEST(GemmExRouting, SeveralVectorsAreServedOnlyAs16BitOpT) {
+  static char a[16], b[16], out[16];
+  const struct {
+    cudaDataType ab, c;
+    ElementTypes types;
+    bool sixteen_bit;
+  } types[] = {{CUDA_R_32F, CUDA_R_32F, kFloat, false},
+               {CUDA_R_16F, CUDA_R_16F, kHalf, true},
+               {CUDA_R_16BF, CUDA_R_16BF, kBf16, true},
+               {CUDA_R_16F, CUDA_R_32F, kHalfToFloat, true},
+               {CUDA_R_16BF, CUDA_R_32F, kBf16ToFloat, true}};
+  // C's shape, and whether the vectors are its columns (else its rows): one column, one row
+  // (also of a C with 2..16 columns), 2..16 columns (m up to 16 too), 2..16 rows of a wide C.
+  const struct {
+    int64_t m, n;
+    bool columns;
+  } shapes[] = {{40, 1, true},   {1, 40, false},  {1, 8, false},   {40, 2, true},
+                {40, 4, true},   {40, 16, true},  {5, 6, true},    {2, 40, false},
+                {4, 40, false},  {16, 40, false}, {16, 17, false}, {16, 16, true}};
+  const cublasOperation_t ops[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+  int served = 0, forwarded = 0;
+  for (const auto &t : types) {
+    for (const auto &s : shapes) {
+      for (const cublasOperation_t op_a : ops) {
+        for (const cublasOperation_t op_b : ops) {
+          const int64_t k = 3;
+          const bool ta = op_a != CUBLAS_OP_N, tb = op_b != CUBLAS_OP_N;
+          const int64_t lda = ta ? k : s.m, ldb = tb ? s.n : k;
+          const Route verdict = route(op_a, op_b, s.m, s.n, k, &kOne, a, t.ab, lda, b, t.ab, ldb,
+                                      &kOne, out, t.c, s.m, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT);
+          const int64_t vectors = s.columns ? s.n : s.m;
+          // Columns: y_j = op(A) * x_j, transposed when op(A) is. Rows: y_i = op(B)^T * x_i,
+          // transposed when op(B) is B.
+          const bool transposed = s.columns ? ta : !tb;
+          const bool expect_served = vectors == 1 || (t.sixteen_bit && transposed);
+          const std::string call = "types " + std::to_string(t.ab) + "->" + std::to_string(t.c) +
+                                   " ops " + std::to_string(op_a) + "," + std::to_string(op_b) +
+                                   " m " + std::to_string(s.m) + " n " + std::to_string(s.n);
+          if (!expect_served) {
+            EXPECT_TRUE(several_vectors_forwarded(verdict)) << call << ": " << reason_of(verdict);
+            ++forwarded;
+            continue;
+          }
+          ASSERT_TRUE(serves_as(verdict, t.types)) << call << ": " << reason_of(verdict);
+          const GemvProblem &p = **verdict.problem;
+          EXPECT_EQ(p.rhs_count, vectors) << call;
+          EXPECT_EQ(p.a.data, s.columns ? static_cast<const void *>(a) : b) << call;
+          if (vectors > 1) EXPECT_EQ(p.trans, 'T') << call;
+          ++served;
+        }
+      }
+    }
+  }
+  // Per type 12 shapes x 9 op pairs: the 3 one-vector shapes are served for every pair; of a
+  // 16-bit type's several-vector shapes, the 5 of columns for the 6 pairs with op(A) = A^T, the
+  // 4 of rows for the 3 with op(B) = B; fp32 forwards all 9 several-vector shapes.
+  EXPECT_EQ(served, 5 * 3 * 9 + 4 * (5 * 6 + 4 * 3));
+  EXPECT_EQ(forwarded, 9 * 9 + 4 * (5 * 3 + 4 * 6));
+
+  // The Sgemm entry point follows the same rule: several fp32 vectors, any op, are cuBLAS's.
+  static float fa[64], fb[64], fc[64];
+  for (const cublasOperation_t op_a : ops) {
+    const int lda = op_a == CUBLAS_OP_N ? 8 : 5;
+    EXPECT_TRUE(serves_as(route(op_a, CUBLAS_OP_N, 8, 1, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8),
+                          kFloat));
+    EXPECT_TRUE(several_vectors_forwarded(
+        route(op_a, CUBLAS_OP_N, 8, 4, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8)));
+  }
 }
 
 }  // namespace

@@ -13,8 +13,10 @@ during the capture): every GEMV logged inside the capture must be xgemv's, and t
 results must match the eager ones and the plain run's.
 
 Then a decode step for a batch of 4 sequences (bias-free Linear layers on an input of shape
-(4, hidden), fp32 / fp16 / bf16): the results must match the plain run's, and every GEMM of it
-must be logged as one xgemv problem of 4 vectors ("nrhs=4"; cublasSgemm_v2 and cublasGemmEx).
+(4, hidden), fp32 / fp16 / bf16): the results must match the plain run's for all three types;
+the fp16 / bf16 GEMMs (cublasGemmEx, ops T,N: xgemv's tensor-core problem) must be logged as
+one xgemv problem of 4 vectors ("nrhs=4"), and the fp32 ones (cublasSgemm_v2 with 4 columns)
+as forwarded to cuBLAS, which keeps several fp32 vectors.
 
 usage: torch_dropin_test.py path/to/libxgemv_cublas.so
 Exits 77 (skipped) without torch or without a CUDA device.
@@ -222,23 +224,34 @@ def main():
         failures.extend(f"forwarded inside the capture: {line}" for line in forwarded)
     else:
         failures.append("the capture markers are missing from the drop-in run's log")
-    # The batch decode: every GEMM is xgemv's, one problem of BATCH vectors.
+    # The batch decode: the fp16 / bf16 GEMMs (cublasGemmEx) are xgemv's, one problem of BATCH
+    # vectors each; the fp32 ones (cublasSgemm_v2) stay with cuBLAS (several fp32 vectors).
     if BATCH_BEGIN in lines and BATCH_END in lines:
         inside = [line for line in lines[lines.index(BATCH_BEGIN) + 1:lines.index(BATCH_END)]
                   if line.startswith("xgemv_cublas:") and " -> " in line]
-        batched = [line for line in inside
-                   if " -> xgemv (" in line and f" nrhs={BATCH} " in line]
+
+        def entry_of(line):
+            return line.split(" -> ")[0].split(": ", 1)[1]
+
+        batched = [line for line in inside if entry_of(line) == "cublasGemmEx"
+                   and " -> xgemv (" in line and f" nrhs={BATCH} " in line]
+        kept = [line for line in inside if entry_of(line) == "cublasSgemm_v2"
+                and " -> cublas (several vectors" in line]
         print(f"batch of {BATCH}: {len(batched)} of {len(inside)} GEMMs served by xgemv with "
-              f"{BATCH} vectors")
-        # 4 Linear layers and 1 integer layer for each of the 3 types.
+              f"{BATCH} vectors, {len(kept)} fp32 ones forwarded to cuBLAS")
+        # 4 Linear layers and 1 integer layer for each of the 3 types: 10 fp16 / bf16 GEMMs
+        # served, 5 fp32 ones forwarded.
         if len(inside) != 15:
             failures.append(f"batch decode: {len(inside)} GEMMs logged, expected 15")
-        failures.extend(f"batch decode, not one xgemv problem of {BATCH} vectors: {line}"
-                        for line in inside if line not in batched)
-        entries = {line.split(" -> ")[0].split(": ", 1)[1] for line in batched}
-        for entry in ("cublasSgemm_v2", "cublasGemmEx"):
-            if entry not in entries:
-                failures.append(f"batch decode: no {entry} served with {BATCH} vectors")
+        if len(batched) != 10:
+            failures.append(f"batch decode: {len(batched)} cublasGemmEx served with {BATCH} "
+                            "vectors, expected 10")
+        if len(kept) != 5:
+            failures.append(f"batch decode: {len(kept)} cublasSgemm_v2 forwarded for several "
+                            "vectors, expected 5")
+        failures.extend(f"batch decode, neither a 16-bit xgemv problem of {BATCH} vectors nor an "
+                        f"fp32 GEMM forwarded: {line}"
+                        for line in inside if line not in batched and line not in kept)
     else:
         failures.append("the batch decode markers are missing from the drop-in run's log")
     for key in (k for k in preloaded if k.endswith(" replayed")):

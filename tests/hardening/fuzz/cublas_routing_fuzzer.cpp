@@ -6,12 +6,14 @@
 //    the caller's arguments unchanged. Everything else goes to the real cuBLAS.
 //  - GemmEx and Sgemm: served exactly when the compute type is one of the CUBLAS_COMPUTE_32F
 //    family, A and B share a type in {16F, 16BF, 32F}, C has that type or 32F, both ops are
-//    N, T or C, the GEMM is valid (Reference sgemm.f leading dimensions) with m, n, k > 0, and C
-//    has at most 16 columns or at most 16 rows. The served GEMV is one problem whose vectors
-//    are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows otherwise; it must
-//    compute exactly the GEMM's sums: the same output elements, each the sum over the same k
-//    index of the same (A, B) element pairs (checked for every element of small problems, on
-//    samples of large ones).
+//    N, T or C, the GEMM is valid (Reference sgemm.f leading dimensions) with m, n, k > 0, C
+//    has at most 16 columns or at most 16 rows, and, where that gives several vectors, A and B
+//    are 16-bit (16F or 16BF) and the GEMV is transposed (columns with op(A) T or C, rows with
+//    op(B) N): several fp32 vectors and op N problems stay with cuBLAS. The served GEMV is one
+//    problem whose vectors are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows
+//    otherwise; it must compute exactly the GEMM's sums: the same output elements, each the sum
+//    over the same k index of the same (A, B) element pairs (checked for every element of small
+//    problems, on samples of large ones).
 // Every pointer points into poisoned memory: deciding must not touch anything.
 #include <array>
 #include <cstdint>
@@ -177,8 +179,15 @@ bool gemm_served(const Gemm &g) {
   if (!is_compute_32f(g.compute_type) || !types_served(g) || ta == '\0' || tb == '\0') return false;
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || (g.m > kMaxVectors && g.n > kMaxVectors)) return false;
   const int64_t rows_a = ta == 'N' ? g.m : g.k, rows_b = tb == 'N' ? g.k : g.n;
-  return g.lda >= std::max<int64_t>(1, rows_a) && g.ldb >= std::max<int64_t>(1, rows_b) &&
-         g.ldc >= std::max<int64_t>(1, g.m);
+  if (g.lda < std::max<int64_t>(1, rows_a) || g.ldb < std::max<int64_t>(1, rows_b) ||
+      g.ldc < std::max<int64_t>(1, g.m))
+    return false;
+  // Several vectors: only 16-bit A and B on a transposed GEMV (y_j = A^T x_j over C's columns,
+  // y_i = B^T x_i over its rows).
+  const bool columns = vectors_are_columns(g);
+  if ((columns ? g.n : g.m) == 1) return true;
+  const bool sixteen_bit = g.a_type == CUDA_R_16F || g.a_type == CUDA_R_16BF;
+  return sixteen_bit && (columns ? ta != 'N' : tb == 'N');
 }
 
 // The element type a served GemmEx operand of `type` has (only served types reach this).
@@ -317,7 +326,9 @@ void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
           (long long)g.k, (long long)g.lda, (long long)g.ldb, (long long)g.ldc, int(g.a_type),
           int(g.b_type), int(g.c_type), int(g.compute_type),
           verdict.forward_reason ? verdict.forward_reason : "no reason");
-  check_gemv_of_gemm(g, **verdict.problem, p, data);
+  const GemvProblem &call = **verdict.problem;
+  require(call.rhs_count == 1 || call.transposed(), "GEMM: several vectors served as op N");
+  check_gemv_of_gemm(g, call, p, data);
 }
 
 }  // namespace

@@ -108,6 +108,14 @@ extern "C" __attribute__((visibility("default"))) int run_dropin_forwarding_chec
                    CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
   expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", "empty GEMM", handle, CUBLAS_OP_N,
                    CUBLAS_OP_N, 4, 1, 0, f, f, 4, f, 1, f, y, 4);
+  // Valid GEMMs of several vectors that cuBLAS keeps: fp32 (PyTorch's fp32 Linear on 4 rows)
+  // and a 16-bit op N problem.
+  expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", "several vectors of fp32 or op N", handle,
+                   CUBLAS_OP_T, CUBLAS_OP_N, 8, 4, 3, f, f, 3, f, 3, f, y, 8);
+  expect_forwarded(static_cast<GemmEx>(&cublasGemmEx), "cublasGemmEx",
+                   "several vectors of fp32 or op N", handle, CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 3, v,
+                   v, CUDA_R_16F, 8, v, CUDA_R_16F, 3, v, const_cast<void *>(v), CUDA_R_16F, 8,
+                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 
   // A valid call (m == 0: nothing is read). With a GPU xgemv serves it (a quick return); without
   // one no xgemv handle can be made and cuBLAS gets it, untouched.
