@@ -110,4 +110,41 @@ cudaError_t for_each_rhs_pass(const GemvProblem &problem, LaunchPass &&launch_pa
   return cudaSuccess;
 }
 
+// Runs launch(part, plan) over the passes of the problem. The several-vector variants plan a
+// batch as one problem (their bits depend on the shape alone), so a batch runs in one launch
+// when the workspace holds every item's partial sums (tile_values of accumulator_bytes per tile
+// and split), and otherwise one launch per item, with the same bits.
+template <class TA, class TX, class TY, class Launch>
+cudaError_t for_each_rhs_launch(const GemvProblem &problem, const LaunchPlan &plan,
+                                int64_t tile_values, int accumulator_bytes, Launch &&launch) {
+  const int64_t tiles = int64_t(plan.grid.x) * problem.batch_count;
+  const bool one_launch =
+      plan.split.count == 1 ||
+      (tiles <= kernels::kSplitTileCounters &&
+       tiles * plan.split.count * tile_values * accumulator_bytes <=
+           int64_t(kernels::kSplitPartialBytes));
+  if (one_launch)
+    return for_each_rhs_pass<TX, TY>(problem,
+                                     [&](const GemvProblem &pass) { return launch(pass, plan); });
+  LaunchPlan single = plan;
+  single.grid.z = 1;
+  for (int64_t b = 0; b < problem.batch_count; ++b) {
+    GemvProblem item = problem;
+    item.batch_count = 1;
+    if (problem.pointer_arrays()) {
+      item.a.array += b;
+      item.x.array += b;
+      item.y.array += b;
+    } else {
+      item.a.data = static_cast<const TA *>(problem.a.data) + b * problem.a.stride;
+      item.x.data = static_cast<const TX *>(problem.x.data) + b * problem.x.stride;
+      item.y.data = static_cast<TY *>(problem.y.data) + b * problem.y.stride;
+    }
+    const cudaError_t error = for_each_rhs_pass<TX, TY>(
+        item, [&](const GemvProblem &pass) { return launch(pass, single); });
+    if (error != cudaSuccess) return error;
+  }
+  return cudaSuccess;
+}
+
 }  // namespace xgemv

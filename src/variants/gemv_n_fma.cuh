@@ -39,7 +39,7 @@ struct GemvNFma {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.m, tile_rows(p));
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, p.batch_count, p.n,
+        device.split_workspace, tiles, /*batch: planned as one problem*/ 1, p.n,
         int64_t(kStepColumns) * kUnroll * kWarps, tile_rows(p) * kernels::kMaxRhsPerPass,
         int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
@@ -140,14 +140,16 @@ template <class TA, class TX, class TY, class S>
 cudaError_t GemvNFma::launch(const GemvProblem &problem, const LaunchPlan &plan,
                              const LaunchContext &context) {
   using kernels::gemv_n_fma;
-  return for_each_rhs_pass<TX, TY>(problem, [&](const GemvProblem &pass) {
-    const int64_t v = pass.rhs_count;
-    return kernels::launch_kernel(v <= 2   ? &gemv_n_fma<TA, TX, TY, S, 2>
-                                  : v <= 4 ? &gemv_n_fma<TA, TX, TY, S, 4>
-                                  : v <= 8 ? &gemv_n_fma<TA, TX, TY, S, 8>
-                                           : &gemv_n_fma<TA, TX, TY, S, 16>,
-                                  pass, plan, context);
-  });
+  return for_each_rhs_launch<TA, TX, TY>(
+      problem, plan, tile_rows(problem) * kernels::kMaxRhsPerPass, int(sizeof(S)),
+      [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
+        const int64_t v = pass.rhs_count;
+        return kernels::launch_kernel(v <= 2   ? &gemv_n_fma<TA, TX, TY, S, 2>
+                                      : v <= 4 ? &gemv_n_fma<TA, TX, TY, S, 4>
+                                      : v <= 8 ? &gemv_n_fma<TA, TX, TY, S, 8>
+                                               : &gemv_n_fma<TA, TX, TY, S, 16>,
+                                      pass, pass_plan, context);
+      });
 }
 
 }  // namespace xgemv

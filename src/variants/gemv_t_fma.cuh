@@ -38,7 +38,7 @@ struct GemvTFma {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, outputs(p));
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, p.batch_count, p.m,
+        device.split_workspace, tiles, /*batch: planned as one problem*/ 1, p.m,
         int64_t(32) * a_elements_per_16_bytes(p) * kUnroll * kWarps,
         outputs(p) * kernels::kMaxRhsPerPass, int64_t(device.sm_count) * kBlocksPerSm,
         element_bytes(p.types.scalar));
@@ -145,14 +145,16 @@ template <class TA, class TX, class TY, class S>
 cudaError_t GemvTFma::launch(const GemvProblem &problem, const LaunchPlan &plan,
                              const LaunchContext &context) {
   using kernels::gemv_t_fma;
-  return for_each_rhs_pass<TX, TY>(problem, [&](const GemvProblem &pass) {
-    const int64_t v = pass.rhs_count;
-    return kernels::launch_kernel(v <= 2   ? &gemv_t_fma<TA, TX, TY, S, 2>
-                                  : v <= 4 ? &gemv_t_fma<TA, TX, TY, S, 4>
-                                  : v <= 8 ? &gemv_t_fma<TA, TX, TY, S, 8>
-                                           : &gemv_t_fma<TA, TX, TY, S, 16>,
-                                  pass, plan, context);
-  });
+  return for_each_rhs_launch<TA, TX, TY>(
+      problem, plan, outputs(problem) * kernels::kMaxRhsPerPass, int(sizeof(S)),
+      [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
+        const int64_t v = pass.rhs_count;
+        return kernels::launch_kernel(v <= 2   ? &gemv_t_fma<TA, TX, TY, S, 2>
+                                      : v <= 4 ? &gemv_t_fma<TA, TX, TY, S, 4>
+                                      : v <= 8 ? &gemv_t_fma<TA, TX, TY, S, 8>
+                                               : &gemv_t_fma<TA, TX, TY, S, 16>,
+                                      pass, pass_plan, context);
+      });
 }
 
 }  // namespace xgemv

@@ -35,7 +35,7 @@ struct GemvTMmaTile {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, kOutputs);
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, p.batch_count, p.m, int64_t(kChunk) * kUnroll * kWarps,
+        device.split_workspace, tiles, /*batch: planned as one problem*/ 1, p.m, int64_t(kChunk) * kUnroll * kWarps,
         int64_t(kOutputs) * kernels::kMaxRhsPerPass, int64_t(device.sm_count) * kBlocksPerSm,
         element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
@@ -174,12 +174,14 @@ cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::laun
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
   if constexpr (std::is_same_v<TA, TX> &&
                 (std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16>)) {
-    return for_each_rhs_pass<TX, TY>(problem, [&](const GemvProblem &pass) {
-      return kernels::launch_kernel(pass.rhs_count <= 8
-                                        ? &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 1>
-                                        : &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 2>,
-                                    pass, plan, context);
-    });
+    return for_each_rhs_launch<TA, TX, TY>(
+        problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
+        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
+          return kernels::launch_kernel(pass.rhs_count <= 8
+                                            ? &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 1>
+                                            : &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 2>,
+                                        pass, pass_plan, context);
+        });
   } else {
     return cudaErrorNotSupported;  // not implemented for these types: never chosen
   }

@@ -57,18 +57,21 @@ TYPED_TEST_SUITE(KernelVariants, ElementTypes);
 TYPED_TEST(KernelVariants, EveryVariantOnTheEdgeCasesOfItsOps) {
   const std::vector<std::string> names = variant_names();
   ASSERT_GE(names.size(), 2u);
+  // A variant may leave out an element type (the tensor-core one computes 16-bit A only), but
+  // every op of every type has variants.
+  int variants_of_op[2] = {0, 0};
   for (const std::string &name : names) {
     SCOPED_TRACE("variant " + name);
     const ForcedVariant forced(this->gpu().xgemv(), name);
     ASSERT_EQ(forced.status(), XGEMV_STATUS_SUCCESS);
-    int ops = 0;
     for (const char op : {'N', 'T'}) {
       if (!implements_op<TypeParam>(this->gpu(), op, name)) continue;
-      ++ops;
+      ++variants_of_op[op == 'T'];
       run_gemv_cases<TypeParam>(edge_cases(op), this->gpu(), "variant " + name + " op " + op);
     }
-    EXPECT_GT(ops, 0) << name << " implements neither op";
   }
+  EXPECT_GT(variants_of_op[0], 0) << "no variant implements op N";
+  EXPECT_GT(variants_of_op[1], 0) << "no variant implements op T";
 }
 
 TYPED_TEST(KernelVariants, AutomaticChoiceReportsTheVariantItRan) {
