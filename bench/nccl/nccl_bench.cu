@@ -1,0 +1,689 @@
+#include <nccl.h>
+#include <xgemv/xgemv_nccl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "device_parts.cuh"
+#include "lib/check.hpp"
+#include "lib/measure.hpp"
+#include "nccl_bench.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+void check_nccl(ncclResult_t result, const char* what) {
+  if (result != ncclSuccess)
+    throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(result));
+}
+
+std::string nccl_error_text(ncclResult_t result) {
+  return result == ncclSuccess ? std::string() : std::string(ncclGetErrorString(result));
+}
+
+xgemv_split api_split(Split split) {
+  return split == Split::outputs ? XGEMV_SPLIT_OUTPUTS : XGEMV_SPLIT_REDUCTION;
+}
+
+xgemv_result api_result(Result result) {
+  return result == Result::own_block ? XGEMV_RESULT_OWN_BLOCK : XGEMV_RESULT_ALL;
+}
+
+std::string nccl_status_text(xgemv_status status) {
+  if (status == XGEMV_STATUS_SUCCESS) return "";
+  if (status == XGEMV_STATUS_NCCL_ERROR)
+    return std::string("XGEMV_STATUS_NCCL_ERROR: ") + ncclGetErrorString(xgemv_nccl_last_error());
+  if (status == XGEMV_STATUS_INVALID_SPLIT) return "XGEMV_STATUS_INVALID_SPLIT";
+  return xgemv_status_string(status);
+}
+
+// xgemv_nccl_?gemv by element type, unit increments.
+struct SplitCall {
+  xgemv_handle handle;
+  ncclComm_t comm;
+  xgemv_split split;
+  xgemv_result result;
+  const int64_t* starts;
+  char op;
+  int64_t m, n, lda;
+  void* workspace;
+  size_t workspace_bytes;
+};
+
+xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const float* a, const float* x,
+                       const float* beta, float* y) {
+  return xgemv_nccl_sgemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
+                          c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
+}
+xgemv_status nccl_gemv(const SplitCall& c, const double* alpha, const double* a, const double* x,
+                       const double* beta, double* y) {
+  return xgemv_nccl_dgemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
+                          c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
+}
+xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const __half* a, const __half* x,
+                       const float* beta, __half* y) {
+  return xgemv_nccl_hgemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
+                          c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
+}
+xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const __nv_bfloat16* a,
+                       const __nv_bfloat16* x, const float* beta, __nv_bfloat16* y) {
+  return xgemv_nccl_bf16gemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha,
+                             a, c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
+}
+
+// Calls f with a value of the element type of `dtype`.
+template <class F>
+decltype(auto) with_element_type(Dtype dtype, F&& f) {
+  switch (dtype) {
+    case Dtype::fp32:
+      return f(float{});
+    case Dtype::fp64:
+      return f(double{});
+    case Dtype::fp16:
+      return f(__half{});
+    case Dtype::bf16:
+      return f(__nv_bfloat16{});
+  }
+  throw std::logic_error("unknown dtype");
+}
+
+ncclDataType_t nccl_type(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp32:
+      return ncclFloat32;
+    case Dtype::fp64:
+      return ncclFloat64;
+    case Dtype::fp16:
+      return ncclFloat16;
+    case Dtype::bf16:
+      return ncclBfloat16;
+  }
+  throw std::logic_error("unknown dtype");
+}
+
+// The seed of a rank's own operands: blocks of A and of x differ from rank to rank, so that a
+// block taken from the wrong rank shows; the whole x is the same everywhere.
+uint64_t rank_seed(uint64_t seed, int rank) { return seed + 16 * static_cast<uint64_t>(rank + 1); }
+
+// What one rank's timed repetitions gave: microseconds per call, or why they stopped.
+struct RankTimes {
+  std::vector<double> us;
+  std::string error;
+};
+
+// One GPU of the run: its session (stream, xgemv handle, events), the communicator of the current
+// GPU count, the buffers of the unit being measured and its graph. Every method but the
+// constructor runs in the rank's own thread, its device current.
+class Rank : private DeviceSession {
+ public:
+  explicit Rank(int ordinal) : DeviceSession(ordinal) {
+    int l2_bytes = 0;
+    check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal),
+               "cudaDeviceGetAttribute");
+    // Writing twice the L2's size leaves none of the previous repetition's lines in it.
+    flush_.allocate(std::max<int64_t>(int64_t{2} * l2_bytes, int64_t{64} << 20), "L2 flush");
+    barrier_.allocate(sizeof(float), "barrier value");
+    check_cuda(cudaMemsetAsync(barrier_.pointer, 0, sizeof(float), handles_.stream),
+               "cudaMemsetAsync");
+    check_cuda(cudaStreamSynchronize(handles_.stream), "rank setup");
+  }
+
+  ~Rank() { drop_graph(); }
+
+  void describe(RunInfo& info) const { describe_device(info); }
+  std::string name() const { return properties_.name; }
+  int sm_clock_mhz() const { return nvml_->sm_clock_mhz(); }
+  int ordinal() const { return ordinal_; }
+
+  void set_communicator(ncclComm_t comm) { comm_ = comm; }
+
+  // --- a unit of split GEMVs ---------------------------------------------------------------------
+
+  // Plans and allocates the rank's operands of `gemvs` (one dtype) and fills them.
+  void prepare(const std::vector<SplitGemv>& gemvs, int ranks, int rank) {
+    release();
+    gemvs_ = gemvs;
+    plan_ = plan_rank(gemvs, ranks, rank);
+    dtype_ = gemvs.front().dtype;
+    const int64_t element = element_size(dtype_);
+    size_t workspace = 0;
+    for (const SplitGemv& gemv : gemvs)
+      workspace = std::max(workspace, xgemv_nccl_workspace_bytes(
+                                          api_split(gemv.split), api_result(gemv.result), gemv.op,
+                                          gemv.m, gemv.n, ranks, static_cast<int>(element)));
+    weights_.allocate(plan_.weight_buffer_bytes, "the rank's matrices");
+    x_.allocate(plan_.x_buffer_bytes, "the rank's x");
+    y_.allocate(plan_.y_buffer_bytes, "the rank's y");
+    y_ref_.allocate(std::max<int64_t>(1, plan_.largest_partial) * int64_t{sizeof(double)},
+                    "the rank's reference");
+    if (workspace > 0) workspace_.allocate(static_cast<int64_t>(workspace), "xgemv_nccl workspace");
+    with_element_type(dtype_, [&](auto value) {
+      using T = decltype(value);
+      fill(weights_.as<T>(), weights_.bytes / element, rank_seed(kSeedA, rank));
+      for (size_t g = 0; g < gemvs.size(); ++g) {
+        const RankGemv& local = plan_.gemvs[g];
+        const uint64_t seed = gemvs[g].split == Split::outputs ? kSeedX : rank_seed(kSeedX, rank);
+        if (local.block.x_length > 0)
+          fill(reinterpret_cast<T*>(x_.as<char>() + local.x_offset), local.block.x_length, seed);
+      }
+    });
+    check_cuda(cudaStreamSynchronize(handles_.stream), "filling the operands");
+  }
+
+  // Every GEMV's local fp64 reference: op(A_r) x_r over the rank's block (combine_partials makes
+  // the whole y of them).
+  std::vector<std::vector<double>> references() {
+    std::vector<std::vector<double>> partials;
+    with_element_type(dtype_, [&](auto value) {
+      using T = decltype(value);
+      for (size_t g = 0; g < gemvs_.size(); ++g) {
+        const RankGemv& local = plan_.gemvs[g];
+        const RankBlock& block = local.block;
+        std::vector<double>& partial =
+            partials.emplace_back(static_cast<size_t>(block.partial_length));
+        if (block.partial_length == 0) continue;
+        const ReferenceArguments<T> arguments{gemvs_[g].op == 'T',
+                                              block.rows,
+                                              block.columns,
+                                              block.lda,
+                                              1,
+                                              1,
+                                              1.0,
+                                              0.0,
+                                              weight_pointer<T>(g),
+                                              x_pointer<T>(g),
+                                              y_pointer<T>(g),
+                                              y_ref_.as<double>(),
+                                              1,
+                                              block.x_length,
+                                              block.partial_length};
+        const int64_t threads = block.partial_length * 32;
+        reference_gemv<T>
+            <<<static_cast<unsigned>((threads + 255) / 256), 256, 0, handles_.stream>>>(arguments);
+        check_cuda(cudaGetLastError(), "reference_gemv");
+        check_cuda(cudaMemcpyAsync(partial.data(), y_ref_.pointer, partial.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost, handles_.stream),
+                   "copy reference");
+        check_cuda(cudaStreamSynchronize(handles_.stream), "reference");
+      }
+    });
+    return partials;
+  }
+
+  // Enqueues the unit's calls on the rank's stream; the first refusal's text.
+  std::string enqueue_unit() {
+    return with_element_type(dtype_, [&](auto value) -> std::string {
+      using T = decltype(value);
+      const Scalar<T> alpha = 1, beta = 0;
+      for (size_t g = 0; g < gemvs_.size(); ++g) {
+        const SplitGemv& gemv = gemvs_[g];
+        const RankGemv& local = plan_.gemvs[g];
+        const SplitCall call{handles_.xgemv,
+                             comm_,
+                             api_split(gemv.split),
+                             api_result(gemv.result),
+                             local.starts.data(),
+                             gemv.op,
+                             gemv.m,
+                             gemv.n,
+                             local.block.lda,
+                             workspace_.bytes ? workspace_.pointer : nullptr,
+                             static_cast<size_t>(workspace_.bytes)};
+        if (const std::string error = nccl_status_text(nccl_gemv(
+                call, &alpha, weight_pointer<T>(g), x_pointer<T>(g), &beta, y_pointer<T>(g)));
+            !error.empty())
+          return (gemv.tag.empty() ? "" : gemv.tag + ": ") + nccl_gemv_function(gemv.dtype) + ": " +
+                 error;
+      }
+      return std::string();
+    });
+  }
+
+  // y set to NaN, one run of the unit (its graph when there is one), every GEMV's y back in
+  // logical order; or the refusal's text.
+  std::string run_once(std::vector<std::vector<double>>& outputs) {
+    check_cuda(cudaMemsetAsync(y_.pointer, 0xFF, static_cast<size_t>(y_.bytes), handles_.stream),
+               "poison y");
+    if (graph_) {
+      check_cuda(cudaGraphLaunch(graph_, handles_.stream), "cudaGraphLaunch");
+    } else if (std::string error = enqueue_unit(); !error.empty()) {
+      check_cuda(cudaStreamSynchronize(handles_.stream), "the refused run");
+      return error;
+    }
+    with_element_type(dtype_, [&](auto value) {
+      using T = decltype(value);
+      std::vector<T> stored(static_cast<size_t>(y_.bytes) / sizeof(T));
+      check_cuda(cudaMemcpyAsync(stored.data(), y_.pointer, static_cast<size_t>(y_.bytes),
+                                 cudaMemcpyDeviceToHost, handles_.stream),
+                 "copy y");
+      check_cuda(cudaStreamSynchronize(handles_.stream), "the checked run");
+      outputs.clear();
+      for (const RankGemv& local : plan_.gemvs) {
+        const T* first = stored.data() + local.y_offset / int64_t{sizeof(T)};
+        std::vector<double>& y = outputs.emplace_back(static_cast<size_t>(local.block.y_length));
+        std::transform(first, first + y.size(), y.begin(), to_double<T>);
+      }
+    });
+    return "";
+  }
+
+  // The stream read of the unit's whole weight buffer: the one-GPU ceiling.
+  std::string enqueue_read() { return enqueue_stream_read(weights_.pointer, weights_.bytes / 16); }
+  int64_t weight_buffer_bytes() const { return weights_.bytes; }
+
+  // --- collectives ---------------------------------------------------------------------------
+
+  void prepare_exchange(const ExchangeCase& exchange, int ranks) {
+    release();
+    exchange_ = exchange;
+    send_.allocate(exchange.bytes, "exchange input");
+    receive_.allocate(exchange.bytes * ranks, "exchange output");
+    check_cuda(cudaMemsetAsync(send_.pointer, 0, static_cast<size_t>(send_.bytes), handles_.stream),
+               "cudaMemsetAsync");
+    check_cuda(cudaStreamSynchronize(handles_.stream), "exchange setup");
+  }
+
+  std::string enqueue_exchanges(int count) {
+    for (int i = 0; i < count; ++i) {
+      const size_t elements = static_cast<size_t>(exchange_.count());
+      const ncclResult_t result =
+          exchange_.collective == kAllReduce
+              ? ncclAllReduce(send_.pointer, receive_.pointer, elements, nccl_type(exchange_.dtype),
+                              ncclSum, comm_, handles_.stream)
+              : ncclAllGather(send_.pointer, receive_.pointer, elements, nccl_type(exchange_.dtype),
+                              comm_, handles_.stream);
+      if (result != ncclSuccess) return exchange_.collective + ": " + nccl_error_text(result);
+    }
+    return "";
+  }
+
+  // --- capture and timing --------------------------------------------------------------------
+
+  // Captures enqueue() into the rank's graph; why it could not be ("" when it was).
+  std::string capture(const std::function<std::string()>& enqueue) {
+    drop_graph();
+    check_cuda(cudaStreamBeginCapture(handles_.stream, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+    std::string error = enqueue();
+    cudaGraph_t captured = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(handles_.stream, &captured);
+    if (ended != cudaSuccess && error.empty())
+      error = std::string("stream capture: ") + cudaGetErrorString(ended);
+    if (error.empty()) {
+      const cudaError_t instantiated = cudaGraphInstantiate(&graph_, captured, 0);
+      if (instantiated != cudaSuccess) {
+        graph_ = nullptr;
+        error = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(instantiated);
+      }
+    }
+    if (captured) check_cuda(cudaGraphDestroy(captured), "cudaGraphDestroy");
+    if (!error.empty()) {
+      static_cast<void>(cudaGetLastError());  // the failure is the capture's, not a later call's
+      return error;
+    }
+    check_cuda(cudaGraphUpload(graph_, handles_.stream), "cudaGraphUpload");
+    return "";
+  }
+
+  void drop_graph() {
+    if (graph_) cudaGraphExecDestroy(graph_);
+    graph_ = nullptr;
+  }
+
+  // Warm-up, then timed repetitions: the L2 flushed (if asked), an all-reduce of one value so
+  // that every rank starts together, then the unit (its graph, or enqueue()) between two events.
+  // Microseconds per call (calls per repetition); stops at the first refusal or when another
+  // rank has failed (`stop`).
+  RankTimes time(const NcclTimingPlan& plan, bool flush_l2, int calls,
+                 const std::function<std::string()>& enqueue, const std::atomic<bool>& stop) {
+    RankTimes times;
+    for (int repetition = 0; repetition < plan.warmup + plan.repetitions; ++repetition) {
+      if (stop) {
+        times.error = "stopped: another rank failed";
+        return times;
+      }
+      if (flush_l2)
+        check_cuda(cudaMemsetAsync(flush_.pointer, repetition & 0xFF,
+                                   static_cast<size_t>(flush_.bytes), handles_.stream),
+                   "L2 flush");
+      check_nccl(ncclAllReduce(barrier_.pointer, barrier_.pointer, 1, ncclFloat32, ncclSum, comm_,
+                               handles_.stream),
+                 "the starting all-reduce");
+      check_cuda(cudaEventRecord(start_, handles_.stream), "cudaEventRecord");
+      if (graph_) {
+        check_cuda(cudaGraphLaunch(graph_, handles_.stream), "cudaGraphLaunch");
+      } else if (times.error = enqueue(); !times.error.empty()) {
+        check_cuda(cudaStreamSynchronize(handles_.stream), "a refused repetition");
+        return times;
+      }
+      check_cuda(cudaEventRecord(stop_, handles_.stream), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(stop_), "a timed repetition");
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+      if (repetition >= plan.warmup) times.us.push_back(1e3 * ms / calls);
+    }
+    return times;
+  }
+
+  // Frees the unit's buffers and graph.
+  void release() {
+    drop_graph();
+    for (DeviceMemory* buffer : {&weights_, &x_, &y_, &y_ref_, &workspace_, &send_, &receive_})
+      if (buffer->pointer) buffer->release("freeing a rank's buffers");
+  }
+
+ private:
+  template <class T>
+  T* weight_pointer(size_t g) const {
+    return reinterpret_cast<T*>(weights_.as<char>() + plan_.gemvs[g].weight_offset);
+  }
+  template <class T>
+  T* x_pointer(size_t g) const {
+    return reinterpret_cast<T*>(x_.as<char>() + plan_.gemvs[g].x_offset);
+  }
+  template <class T>
+  T* y_pointer(size_t g) const {
+    return reinterpret_cast<T*>(y_.as<char>() + plan_.gemvs[g].y_offset);
+  }
+
+  ncclComm_t comm_ = nullptr;
+  DeviceMemory flush_, barrier_;
+  std::vector<SplitGemv> gemvs_;
+  RankPlan plan_;
+  Dtype dtype_ = Dtype::bf16;
+  DeviceMemory weights_, x_, y_, y_ref_, workspace_;
+  ExchangeCase exchange_;
+  DeviceMemory send_, receive_;
+  cudaGraphExec_t graph_ = nullptr;
+};
+
+// Per repetition the slowest rank (and the fastest), then the medians.
+void record_times(NcclRow& row, const std::vector<RankTimes>& times) {
+  for (size_t r = 0; r < times.size(); ++r)
+    if (!times[r].error.empty()) {
+      row.status = "error: rank " + std::to_string(r) + ": " + times[r].error;
+      return;
+    }
+  std::vector<double> slowest, fastest;
+  for (size_t repetition = 0; repetition < times.front().us.size(); ++repetition) {
+    double high = 0, low = times.front().us[repetition];
+    for (const RankTimes& rank : times) {
+      high = std::max(high, rank.us[repetition]);
+      low = std::min(low, rank.us[repetition]);
+    }
+    slowest.push_back(high);
+    fastest.push_back(low);
+  }
+  row.repetitions = static_cast<int>(slowest.size());
+  row.us = median(slowest);
+  row.fastest_rank_us = median(fastest);
+}
+
+class CudaNcclBench final : public NcclBench {
+ public:
+  explicit CudaNcclBench(int gpus) : ranks_(static_cast<size_t>(gpus)) {
+    ranks_in_use_ = gpus;  // every rank is built in its own thread
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) { rank = std::make_unique<Rank>(r); });
+    ranks_in_use_ = 0;
+  }
+
+  // A destructor cannot report: what failed was reported when it was used.
+  ~CudaNcclBench() override {
+    try {
+      destroy_communicators();
+      ranks_in_use_ = static_cast<int>(ranks_.size());
+      on_ranks([](std::unique_ptr<Rank>& rank, int) { rank.reset(); });
+    } catch (const std::exception&) {
+    }
+  }
+
+  void describe(NcclRunInfo& info) const override {
+    check_cuda(cudaSetDevice(0), "cudaSetDevice");
+    ranks_.front()->describe(info.run);
+    info.devices.clear();
+    for (const auto& rank : ranks_) info.devices.push_back(rank->name());
+    info.nccl = nccl_version();
+  }
+
+  int64_t free_bytes() const override {
+    check_cuda(cudaSetDevice(0), "cudaSetDevice");
+    size_t free = 0, total = 0;
+    check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return static_cast<int64_t>(free);
+  }
+
+  int sm_clock_mhz() const override { return ranks_.front()->sm_clock_mhz(); }
+
+  void use_gpus(int ranks) override {
+    if (ranks < 1 || ranks > static_cast<int>(ranks_.size()))
+      throw std::invalid_argument("use_gpus: " + std::to_string(ranks) + " of " +
+                                  std::to_string(ranks_.size()) + " GPUs");
+    destroy_communicators();
+    std::vector<int> ordinals(static_cast<size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) ordinals[r] = ranks_[r]->ordinal();
+    communicators_.assign(static_cast<size_t>(ranks), nullptr);
+    check_nccl(ncclCommInitAll(communicators_.data(), ranks, ordinals.data()), "ncclCommInitAll");
+    for (int r = 0; r < ranks; ++r) ranks_[r]->set_communicator(communicators_[r]);
+    ranks_in_use_ = ranks;
+  }
+
+  std::vector<NcclRow> run_split(const NcclRow& prototype, const std::vector<SplitGemv>& gemvs,
+                                 const SplitTiming& timing, const NcclTimingPlan& plan) override {
+    const int ranks = ranks_in_use_;
+    std::vector<NcclRow> rows;
+    NcclRow row = prototype;
+    row.gpus = ranks;
+    row.calls_per_repetition = 1;
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) { rank->prepare(gemvs, ranks, r); });
+
+    if (timing.ceiling && ranks == 1) {
+      NcclRow read = ceiling_row(row, ranks_.front()->weight_buffer_bytes());
+      std::vector<RankTimes> times(1);
+      on_ranks([&](std::unique_ptr<Rank>& rank, int) {
+        times[0] = rank->time(
+            plan, timing.flush_l2, 1, [&] { return rank->enqueue_read(); }, stopping_);
+      });
+      record_times(read, times);
+      read.sm_clock_mhz = sm_clock_mhz();
+      rows.push_back(read);
+    }
+
+    // References: every rank's partials, then the whole y of every GEMV and what each rank
+    // must end with.
+    std::vector<std::vector<std::vector<double>>> partials(static_cast<size_t>(ranks));
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) { partials[r] = rank->references(); });
+    std::vector<std::vector<std::vector<double>>> expected(static_cast<size_t>(ranks));
+    for (size_t g = 0; g < gemvs.size(); ++g) {
+      const std::vector<int64_t> starts = even_starts(gemvs[g].split_length(), ranks);
+      std::vector<std::vector<double>> of_gemv;
+      for (int r = 0; r < ranks; ++r) of_gemv.push_back(std::move(partials[r][g]));
+      const std::vector<double> whole = combine_partials(gemvs[g], starts, of_gemv);
+      for (int r = 0; r < ranks; ++r)
+        expected[r].push_back(expected_output(gemvs[g], starts, r, whole));
+    }
+    partials.clear();
+
+    // A checked run with stream launches; then, for a graph, the capture and a checked replay.
+    check_unit(row, gemvs, expected, "");
+    row.mode = "stream";
+    if (row.status == "ok" && timing.graph) {
+      if (capture_all(row, [](Rank& rank) { return rank.enqueue_unit(); })) {
+        row.mode = "graph";
+        check_unit(row, gemvs, expected, " (graph)");
+      }
+    }
+    if (row.status == "ok") {
+      std::vector<RankTimes> times(static_cast<size_t>(ranks));
+      on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
+        times[r] = rank->time(
+            plan, timing.flush_l2, 1, [&] { return rank->enqueue_unit(); }, stopping_);
+      });
+      record_times(row, times);
+    }
+    on_ranks([](std::unique_ptr<Rank>& rank, int) { rank->release(); });
+    row.sm_clock_mhz = sm_clock_mhz();
+    rows.push_back(row);
+    return rows;
+  }
+
+  NcclRow run_exchange(const NcclRow& prototype, const ExchangeCase& exchange,
+                       const NcclTimingPlan& plan) override {
+    const int ranks = ranks_in_use_;
+    NcclRow row = prototype;
+    row.gpus = ranks;
+    const int calls = plan.exchanges_per_repetition;
+    row.calls_per_repetition = calls;
+    on_ranks([&](std::unique_ptr<Rank>& rank, int) { rank->prepare_exchange(exchange, ranks); });
+    // One collective on every rank first: the connections it needs are made outside the capture.
+    std::vector<std::string> errors(static_cast<size_t>(ranks));
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
+      errors[r] = rank->enqueue_exchanges(1);
+      check_cuda(cudaDeviceSynchronize(), "the first exchange");
+    });
+    for (int r = 0; r < ranks; ++r)
+      if (!errors[r].empty() && row.status == "ok")
+        row.status = "error: rank " + std::to_string(r) + ": " + errors[r];
+    row.mode = "stream";
+    if (row.status == "ok" &&
+        capture_all(row, [calls](Rank& rank) { return rank.enqueue_exchanges(calls); }))
+      row.mode = "graph";
+    if (row.status == "ok") {
+      std::vector<RankTimes> times(static_cast<size_t>(ranks));
+      on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
+        times[r] = rank->time(
+            plan, false, calls, [&] { return rank->enqueue_exchanges(calls); }, stopping_);
+      });
+      record_times(row, times);
+    }
+    on_ranks([](std::unique_ptr<Rank>& rank, int) { rank->release(); });
+    row.sm_clock_mhz = sm_clock_mhz();
+    return row;
+  }
+
+ private:
+  // Runs work(rank, r) for every rank in use, each in a thread of its own with the rank's GPU
+  // current, and waits for all of them. When one fails, the communicators are aborted so that
+  // the ranks waiting for it in a collective return; the first failure is rethrown.
+  template <class F>
+  void on_ranks(F&& work) {
+    const int ranks = ranks_in_use_;
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(ranks));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r)
+      threads.emplace_back([&, r] {
+        try {
+          check_cuda(cudaSetDevice(r), "cudaSetDevice");
+          work(ranks_[r], r);
+        } catch (...) {
+          errors[r] = std::current_exception();
+          abort_communicators();
+        }
+      });
+    for (std::thread& thread : threads) thread.join();
+    for (const std::exception_ptr& error : errors)
+      if (error) std::rethrow_exception(error);
+  }
+
+  void abort_communicators() {
+    std::lock_guard<std::mutex> lock(abort_mutex_);
+    if (stopping_.exchange(true)) return;
+    for (ncclComm_t& comm : communicators_)
+      if (comm) ncclCommAbort(comm);
+    communicators_.clear();  // aborted: nothing left to destroy
+  }
+
+  // ncclCommDestroy on every rank at once, each in its thread.
+  void destroy_communicators() {
+    if (communicators_.empty()) return;
+    ranks_in_use_ = static_cast<int>(communicators_.size());
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
+      rank->set_communicator(nullptr);
+      check_nccl(ncclCommDestroy(communicators_[r]), "ncclCommDestroy");
+    });
+    communicators_.clear();
+    ranks_in_use_ = 0;
+  }
+
+  // Captures every rank's graph; when any rank's capture fails, none keeps one (the ranks must
+  // run the same collectives the same way) and the reason is printed: stream launches then.
+  bool capture_all(const NcclRow& row, const std::function<std::string(Rank&)>& enqueue) {
+    const int ranks = ranks_in_use_;
+    std::vector<std::string> errors(static_cast<size_t>(ranks));
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
+      errors[r] = rank->capture([&] { return enqueue(*rank); });
+    });
+    for (int r = 0; r < ranks; ++r)
+      if (!errors[r].empty()) {
+        std::cout << "xgemv-nccl-bench: " << row.key << " on " << ranks
+                  << " GPU(s): capture failed on rank " << r << " (" << errors[r]
+                  << "): timed with stream launches" << std::endl;
+        on_ranks([](std::unique_ptr<Rank>& rank, int) { rank->drop_graph(); });
+        return false;
+      }
+    return true;
+  }
+
+  // One run of the unit on every rank at once, each rank's y against what it must end with.
+  void check_unit(NcclRow& row, const std::vector<SplitGemv>& gemvs,
+                  const std::vector<std::vector<std::vector<double>>>& expected,
+                  const std::string& how) {
+    const int ranks = ranks_in_use_;
+    std::vector<std::vector<std::vector<double>>> outputs(static_cast<size_t>(ranks));
+    std::vector<std::string> errors(static_cast<size_t>(ranks));
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) { errors[r] = rank->run_once(outputs[r]); });
+    for (int r = 0; r < ranks; ++r)
+      if (!errors[r].empty()) {
+        row.status = "error: rank " + std::to_string(r) + ": " + errors[r];
+        return;
+      }
+    for (int r = 0; r < ranks; ++r)
+      for (size_t g = 0; g < gemvs.size(); ++g)
+        add_check(
+            row,
+            "rank " + std::to_string(r) + (gemvs[g].tag.empty() ? "" : " " + gemvs[g].tag) + how,
+            compare_to_reference(gemvs[g].whole_case(), outputs[r][g], expected[r][g]));
+  }
+
+  std::vector<std::unique_ptr<Rank>> ranks_;
+  int ranks_in_use_ = 0;
+  std::vector<ncclComm_t> communicators_;
+  std::atomic<bool> stopping_{false};
+  std::mutex abort_mutex_;
+};
+
+}  // namespace
+
+int NcclBench::visible_gpus(std::string* why_none) {
+  if (nvidia_driver_or_gpu_missing()) {
+    *why_none = xgemv_status_string(XGEMV_STATUS_NO_DEVICE);
+    return 0;
+  }
+  int count = 0;
+  if (const cudaError_t error = cudaGetDeviceCount(&count); error != cudaSuccess) {
+    *why_none = cudaGetErrorString(error);
+    return 0;
+  }
+  if (count == 0) *why_none = "no CUDA device visible";
+  return count;
+}
+
+std::string NcclBench::nccl_version() {
+  int code = 0;
+  if (ncclGetVersion(&code) != ncclSuccess) return "unknown";
+  // NCCL_VERSION(X, Y, Z): X * 10000 + Y * 100 + Z since 2.9, X * 1000 + Y * 100 + Z before.
+  const int major = code >= 10000 ? code / 10000 : code / 1000;
+  const int minor = code >= 10000 ? code / 100 % 100 : code / 100 % 10;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
+}
+
+std::unique_ptr<NcclBench> NcclBench::open(int gpus) {
+  return std::make_unique<CudaNcclBench>(gpus);
+}
+
+}  // namespace xgemv::bench

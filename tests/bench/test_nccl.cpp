@@ -1,0 +1,517 @@
+// xgemv-nccl-bench without a GPU: the GPU counts, the split layouts of xgemv_nccl.h (what each
+// rank holds, what it ends with, the whole y from the ranks' partials), the buffer plan of a rank,
+// the three parts' cases, the command line, derived metrics, the verdict and the writers, from
+// synthetic records.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lib/nccl_options.hpp"
+#include "lib/nccl_plan.hpp"
+#include "lib/nccl_report.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+constexpr int64_t kGib = int64_t{1} << 30;
+
+TEST(NcclPlan, GpuCountsArePowersOfTwoThenTheCountItself) {
+  EXPECT_EQ(gpu_counts(1), (std::vector<int>{1}));
+  EXPECT_EQ(gpu_counts(2), (std::vector<int>{1, 2}));
+  EXPECT_EQ(gpu_counts(3), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(gpu_counts(6), (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(gpu_counts(8), (std::vector<int>{1, 2, 4, 8}));
+}
+
+TEST(NcclPlan, EvenStartsCoverTheAxisWithBlocksWithinOneOfEachOther) {
+  EXPECT_EQ(even_starts(10, 4), (std::vector<int64_t>{0, 2, 5, 7, 10}));
+  EXPECT_EQ(even_starts(8192, 8).back(), 8192);
+  EXPECT_EQ(even_starts(3, 4), (std::vector<int64_t>{0, 0, 1, 2, 3}));  // an empty block
+  EXPECT_THROW(even_starts(8, 0), std::invalid_argument);
+}
+
+SplitGemv gemv_of(char op, int64_t m, int64_t n, Split split, Result result) {
+  SplitGemv gemv;
+  gemv.dtype = Dtype::fp32;
+  gemv.op = op;
+  gemv.m = m;
+  gemv.n = n;
+  gemv.split = split;
+  gemv.result = result;
+  return gemv;
+}
+
+TEST(NcclPlan, RankBlocksFollowTheHeader) {
+  // Outputs split, op N: rows of A, the whole x, its block of y.
+  const std::vector<int64_t> starts = {0, 2, 5};
+  RankBlock b = rank_block(gemv_of('N', 5, 7, Split::outputs, Result::own_block), starts, 1);
+  EXPECT_EQ(b.rows, 3);
+  EXPECT_EQ(b.columns, 7);
+  EXPECT_EQ(b.lda, 3);
+  EXPECT_EQ(b.x_length, 7);
+  EXPECT_EQ(b.partial_length, 3);
+  EXPECT_EQ(b.y_first, 2);
+  EXPECT_EQ(b.y_length, 3);
+  // Outputs split, op T: columns of A (m x n_r, lda m); with the whole result, all of y.
+  b = rank_block(gemv_of('T', 7, 5, Split::outputs, Result::all), starts, 1);
+  EXPECT_EQ(b.rows, 7);
+  EXPECT_EQ(b.columns, 3);
+  EXPECT_EQ(b.lda, 7);
+  EXPECT_EQ(b.x_length, 7);
+  EXPECT_EQ(b.y_first, 0);
+  EXPECT_EQ(b.y_length, 5);
+  // Reduction split, op N: columns of A, its block of x, every output partially.
+  b = rank_block(gemv_of('N', 4, 5, Split::reduction, Result::all), starts, 0);
+  EXPECT_EQ(b.rows, 4);
+  EXPECT_EQ(b.columns, 2);
+  EXPECT_EQ(b.lda, 4);
+  EXPECT_EQ(b.x_length, 2);
+  EXPECT_EQ(b.partial_length, 4);
+  EXPECT_EQ(b.y_length, 4);
+  // Reduction split, op T: rows of A (m_r x n, lda m_r).
+  b = rank_block(gemv_of('T', 5, 4, Split::reduction, Result::all), starts, 1);
+  EXPECT_EQ(b.rows, 3);
+  EXPECT_EQ(b.columns, 4);
+  EXPECT_EQ(b.lda, 3);
+  EXPECT_EQ(b.x_length, 3);
+  EXPECT_EQ(b.partial_length, 4);
+  // Reduction split, own block: outputs [r q, min((r + 1) q, outputs)), q = ceil(outputs / ranks).
+  const SplitGemv own = gemv_of('T', 8, 10, Split::reduction, Result::own_block);
+  const std::vector<int64_t> four = even_starts(8, 4);
+  const int64_t expected[][2] = {{0, 3}, {3, 3}, {6, 3}, {9, 1}};
+  for (int r = 0; r < 4; ++r) {
+    b = rank_block(own, four, r);
+    EXPECT_EQ(b.y_first, expected[r][0]) << r;
+    EXPECT_EQ(b.y_length, expected[r][1]) << r;
+  }
+  EXPECT_THROW(rank_block(own, four, 4), std::invalid_argument);
+}
+
+// The whole problem in integers (exact in double), each rank's block cut from it as
+// xgemv_nccl.h describes, the local products combined: the whole y again, for every layout, op
+// and rank count, an empty block included.
+TEST(NcclPlan, PartialsOfTheBlocksCombineToTheWholeProduct) {
+  const int64_t m = 7, n = 5;
+  std::vector<double> a(m * n), x_n(n), x_t(m);
+  for (int64_t i = 0; i < m * n; ++i) a[i] = double((i * 37) % 11) - 5;
+  for (int64_t k = 0; k < n; ++k) x_n[k] = double(k % 3) - 1 + 0.5 * k;
+  for (int64_t k = 0; k < m; ++k) x_t[k] = double(k % 4) - 2;
+  for (char op : {'N', 'T'})
+    for (Split split : {Split::outputs, Split::reduction})
+      for (Result result : {Result::own_block, Result::all})
+        for (int ranks : {1, 2, 3, 8}) {
+          const SplitGemv gemv = gemv_of(op, m, n, split, result);
+          const std::vector<double>& x = op == 'N' ? x_n : x_t;
+          std::vector<double> whole(gemv.outputs(), 0.0);
+          for (int64_t i = 0; i < gemv.outputs(); ++i)
+            for (int64_t k = 0; k < gemv.reduction(); ++k)
+              whole[i] += (op == 'N' ? a[i + k * m] : a[k + i * m]) * x[k];
+          const std::vector<int64_t> starts = even_starts(gemv.split_length(), ranks);
+          std::vector<std::vector<double>> partials;
+          for (int r = 0; r < ranks; ++r) {
+            const RankBlock block = rank_block(gemv, starts, r);
+            const int64_t first = starts[r];
+            // Element (i, j) of the rank's A and its x, from the whole ones.
+            auto local_a = [&](int64_t i, int64_t j) {
+              const bool rows_cut = (split == Split::outputs) == (op == 'N');
+              return rows_cut ? a[(first + i) + j * m] : a[i + (first + j) * m];
+            };
+            std::vector<double> local_x(block.x_length);
+            for (int64_t k = 0; k < block.x_length; ++k)
+              local_x[k] = x[split == Split::outputs ? k : first + k];
+            std::vector<double>& partial = partials.emplace_back(block.partial_length, 0.0);
+            for (int64_t i = 0; i < block.partial_length; ++i)
+              for (int64_t k = 0; k < block.x_length; ++k)
+                partial[i] += (op == 'N' ? local_a(i, k) : local_a(k, i)) * local_x[k];
+          }
+          const std::vector<double> combined = combine_partials(gemv, starts, partials);
+          EXPECT_EQ(combined, whole) << gemv.label() << " ranks " << ranks;
+          for (int r = 0; r < ranks; ++r) {
+            const RankBlock block = rank_block(gemv, starts, r);
+            const std::vector<double> mine = expected_output(gemv, starts, r, combined);
+            ASSERT_EQ(static_cast<int64_t>(mine.size()), block.y_length);
+            if (!mine.empty()) {
+              EXPECT_EQ(mine.front(), whole[block.y_first]);
+              EXPECT_EQ(mine.back(), whole[block.y_first + block.y_length - 1]);
+            }
+          }
+        }
+}
+
+TEST(NcclPlan, ARankPlanSharesTheWholeXOfAWidthAndAlignsEveryOperand) {
+  const DecodeModel& model = *find_decode_model("llama3-70b");
+  const std::vector<SplitGemv> layer = tensor_parallel_layer(model, 0);
+  const RankPlan plan = plan_rank(layer, 2, 1);
+  ASSERT_EQ(plan.gemvs.size(), 4u);
+  // qkv and gate_up read the whole hidden x; o reads its block of the attention output, down its
+  // block of the intermediate.
+  EXPECT_EQ(plan.gemvs[0].x_offset, plan.gemvs[2].x_offset);
+  EXPECT_NE(plan.gemvs[1].x_offset, plan.gemvs[0].x_offset);
+  EXPECT_NE(plan.gemvs[3].x_offset, plan.gemvs[1].x_offset);
+  EXPECT_EQ(plan.gemvs[1].block.x_length, 4096);
+  EXPECT_EQ(plan.gemvs[3].block.x_length, 14336);
+  for (const RankGemv& gemv : plan.gemvs) {
+    EXPECT_EQ(gemv.weight_offset % 256, 0);
+    EXPECT_EQ(gemv.x_offset % 256, 0);
+    EXPECT_EQ(gemv.y_offset % 256, 0);
+  }
+  EXPECT_EQ(plan.gemvs[0].block.y_length, 5120);  // half of q, k and v heads
+  EXPECT_EQ(plan.gemvs[1].block.y_length, 8192);  // o: the whole hidden on every rank
+  EXPECT_EQ(plan.largest_partial, 28672);         // gate_up: half of 2 x 28672
+  EXPECT_EQ(plan.weight_buffer_bytes,
+            (8192LL * 5120 + 4096LL * 8192 + 8192LL * 28672 + 14336LL * 8192) * 2);
+}
+
+TEST(NcclPlan, BandwidthCasesAreWholeGibMatricesOfEveryLayout) {
+  const std::vector<SplitGemv> full = bandwidth_cases({Dtype::bf16, Dtype::fp32}, false);
+  EXPECT_EQ(full.size(), 2u * 4u * 2u * 4u);
+  for (const SplitGemv& gemv : full) {
+    const int64_t bytes = gemv.whole_case().a_bytes();
+    EXPECT_GE(bytes, kLargeSplitBytes) << gemv.label();
+    EXPECT_EQ(bytes & (bytes - 1), 0) << gemv.label();  // 1, 2, 4 or 8 GiB
+    EXPECT_LE(bytes, 8 * kGib) << gemv.label();
+    EXPECT_GE(gemv.m, gemv.n) << gemv.label();
+  }
+  const std::vector<SplitGemv> quick = bandwidth_cases({Dtype::bf16}, true);
+  ASSERT_EQ(quick.size(), 4u);
+  EXPECT_EQ(quick[0].label(), "bf16 N 32768x16384 outputs/own-block");
+  EXPECT_EQ(quick[1].label(), "bf16 N 32768x16384 reduction/all");
+  EXPECT_EQ(quick[3].label(), "bf16 T 32768x16384 reduction/all");
+}
+
+TEST(NcclPlan, TensorParallelLayersSplitMegatronStyle) {
+  const DecodeModel& model = *find_decode_model("llama3-70b");
+  const std::vector<SplitGemv> layer = tensor_parallel_layer(model, 3);
+  ASSERT_EQ(layer.size(), 4u);
+  const struct {
+    const char* tag;
+    int64_t m, n;
+    Split split;
+    Result result;
+  } expected[] = {
+      {"L3.qkv", 8192, 10240, Split::outputs, Result::own_block},
+      {"L3.o", 8192, 8192, Split::reduction, Result::all},
+      {"L3.gate_up", 8192, 57344, Split::outputs, Result::own_block},
+      {"L3.down", 28672, 8192, Split::reduction, Result::all},
+  };
+  for (size_t i = 0; i < layer.size(); ++i) {
+    EXPECT_EQ(layer[i].tag, expected[i].tag);
+    EXPECT_EQ(layer[i].op, 'T');
+    EXPECT_EQ(layer[i].dtype, Dtype::bf16);
+    EXPECT_EQ(layer[i].m, expected[i].m) << expected[i].tag;
+    EXPECT_EQ(layer[i].n, expected[i].n) << expected[i].tag;
+    EXPECT_EQ(layer[i].split, expected[i].split) << expected[i].tag;
+    EXPECT_EQ(layer[i].result, expected[i].result) << expected[i].tag;
+  }
+  const TensorParallelStep step = plan_tensor_parallel_step(model, 100 * kGib);
+  const int64_t layer_bytes =
+      (8192LL * 10240 + 8192LL * 8192 + 8192LL * 57344 + 28672LL * 8192) * 2;
+  EXPECT_EQ(step.layer_bytes, layer_bytes);
+  EXPECT_EQ(step.layers, 100 * kGib / layer_bytes);
+  EXPECT_EQ(step.gemvs.size(), static_cast<size_t>(4 * step.layers));
+  EXPECT_EQ(step.weight_bytes(), step.layers * layer_bytes);
+  EXPECT_EQ(plan_tensor_parallel_step(model, 1000 * kGib).layers, 80);  // no more than published
+  const DecodeModel& big = *find_decode_model("llama3.1-405b");
+  EXPECT_EQ(plan_tensor_parallel_step(big, 5 * kGib).layers, 0);  // one layer is 5.9 GiB
+  EXPECT_EQ(plan_tensor_parallel_step(big, 8 * kGib).layers, 1);
+}
+
+TEST(NcclPlan, ExchangesAndTheDecodeSizeGemvOfTheirSize) {
+  const std::vector<ExchangeCase> cases = exchange_cases();
+  EXPECT_EQ(cases.size(), 12u);
+  EXPECT_EQ(cases.front().label(), "ncclAllReduce fp32 16 KB");
+  EXPECT_EQ(cases.back().label(), "ncclAllGather bf16 64 KB");
+  EXPECT_EQ(cases.back().count(), 32768);
+  const struct {
+    int64_t bytes;
+    const char* tag;
+    int64_t m, n;
+  } expected[] = {{16 << 10, "llama3-8b.down", 14336, 4096},
+                  {32 << 10, "llama3-70b.down", 28672, 8192},
+                  {64 << 10, "llama3.1-405b.down", 53248, 16384}};
+  for (const auto& e : expected) {
+    const SplitGemv gemv = exchange_share_gemv(e.bytes);
+    EXPECT_EQ(gemv.tag, e.tag);
+    EXPECT_EQ(gemv.m, e.m);
+    EXPECT_EQ(gemv.n, e.n);
+    EXPECT_EQ(gemv.outputs() * 4, e.bytes);  // its fp32 partial sums
+    EXPECT_EQ(gemv.split, Split::reduction);
+    EXPECT_EQ(gemv.result, Result::all);
+  }
+  EXPECT_THROW(exchange_share_gemv(12 << 10), std::invalid_argument);  // no 3072 hidden
+}
+
+// --- the command line ----------------------------------------------------------------------
+
+NcclOptions parse(std::vector<const char*> arguments) {
+  NcclCommandLine command_line([] { return std::string("xgemv-nccl-bench 1.2.3"); }, "/out");
+  arguments.insert(arguments.begin(), "xgemv-nccl-bench");
+  return command_line.parse(static_cast<int>(arguments.size()), arguments.data());
+}
+
+TEST(NcclCommandLine, DefaultsAndTheDecodeBudget) {
+  const NcclOptions options = parse({});
+  EXPECT_EQ(options.gpus, 0);
+  EXPECT_FALSE(options.quick);
+  EXPECT_EQ(options.out_dir, "/out");
+  EXPECT_EQ(options.skip_exit_code, 2);
+  EXPECT_EQ(options.bandwidth_dtypes(), (std::vector<Dtype>{Dtype::bf16, Dtype::fp32}));
+  for (const std::string& part : kNcclParts) EXPECT_TRUE(options.wants_part(part));
+  EXPECT_EQ(options.decode_budget(100 * kGib), 96 * kGib);
+  EXPECT_EQ(options.decode_budget(kGib), 0);
+
+  const NcclOptions quick = parse({"--quick", "--gpus", "2", "--dtype", "fp16,fp16,fp64", "--part",
+                                   "decode", "--skip-exit-code", "77"});
+  EXPECT_EQ(quick.gpus, 2);
+  EXPECT_EQ(quick.skip_exit_code, 77);
+  EXPECT_EQ(quick.bandwidth_dtypes(), (std::vector<Dtype>{Dtype::fp16, Dtype::fp64}));
+  EXPECT_TRUE(quick.wants_part(kPartDecode));
+  EXPECT_FALSE(quick.wants_part(kPartBandwidth));
+  EXPECT_EQ(quick.decode_budget(100 * kGib), kQuickDecodeBudget);
+  EXPECT_EQ(parse({"--quick", "--decode-gib", "20"}).decode_budget(100 * kGib), 20 * kGib);
+}
+
+TEST(NcclCommandLine, RefusesBadValues) {
+  EXPECT_THROW(parse({"--gpus", "0"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--part", "decode,lmhead"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--dtype", "int8"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--decode-gib", "0"}), CLI::ParseError);
+  EXPECT_THROW(parse({"--suite", "llm"}), CLI::ParseError);
+}
+
+// --- metrics, verdict, writers ---------------------------------------------------------------
+
+NcclRow timed(NcclRow row, int gpus, double us) {
+  row.gpus = gpus;
+  row.us = us;
+  row.repetitions = 31;
+  return row;
+}
+
+const SplitGemv& large_case() {
+  static const SplitGemv gemv = bandwidth_cases({Dtype::bf16}, true)[0];  // 1 GiB
+  return gemv;
+}
+
+// A 1 GiB case on 1, 2 and 4 GPUs, its one-GPU read, a decode step of llama3-70b on 1 and 2, and
+// an all-gather beside its split GEMV on 1 and 2.
+std::vector<NcclRow> sample_rows(double two_gpu_us, double four_gpu_us, double decode_two_ms) {
+  const NcclRow bandwidth = bandwidth_row(large_case());
+  const TensorParallelStep step =
+      plan_tensor_parallel_step(*find_decode_model("llama3-70b"), 16 * kGib);
+  const NcclRow decode = decode_row(step);
+  const ExchangeCase gather{kAllGather, Dtype::fp32, 32 << 10};
+  const SplitGemv share = exchange_share_gemv(32 << 10);
+  std::vector<NcclRow> rows = {
+      timed(ceiling_row(bandwidth, large_case().whole_case().a_bytes()), 1, 250.0),
+      timed(bandwidth, 1, 280.0),
+      timed(bandwidth, 2, two_gpu_us),
+      timed(bandwidth, 4, four_gpu_us),
+      timed(ceiling_row(decode, step.weight_bytes()), 1, 3000.0),
+      timed(decode, 1, 3500.0),
+      timed(decode, 2, decode_two_ms * 1e3),
+      timed(exchange_row(gather), 1, 5.0),
+      timed(exchange_row(gather), 2, 20.0),
+      timed(share_row(share, 32 << 10), 1, 110.0),
+      timed(share_row(share, 32 << 10), 2, 60.0),
+  };
+  derive_nccl_metrics(rows);
+  return rows;
+}
+
+TEST(NcclReport, CeilingOfPGpusSpeedUpOverOneAndShareOfTheSplitGemv) {
+  const std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
+  const NcclRow& ceiling = rows[0];
+  const double read_gbps = double(large_case().whole_case().a_bytes()) / 250.0 / 1e3;
+  EXPECT_DOUBLE_EQ(*ceiling.gbps, read_gbps);
+  EXPECT_FALSE(ceiling.speedup);
+  EXPECT_FALSE(ceiling.ceiling_gbps);
+  const NcclRow& two = rows[2];
+  EXPECT_DOUBLE_EQ(*two.gbps, double(large_case().whole_case().bytes()) / 150.0 / 1e3);
+  EXPECT_DOUBLE_EQ(*two.ceiling_gbps, 2 * read_gbps);
+  EXPECT_DOUBLE_EQ(*two.pct_ceiling, 100.0 * *two.gbps / (2 * read_gbps));
+  EXPECT_DOUBLE_EQ(*two.speedup, 280.0 / 150.0);
+  EXPECT_DOUBLE_EQ(*rows[1].speedup, 1.0);
+  EXPECT_DOUBLE_EQ(*rows[3].ceiling_gbps, 4 * read_gbps);
+  EXPECT_DOUBLE_EQ(*rows[6].speedup, 3.5 / 2.0);
+  EXPECT_TRUE(rows[6].pct_ceiling);
+  // The all-gather on 2 GPUs: 20 us of the split GEMV's 60.
+  EXPECT_DOUBLE_EQ(*rows[8].share_pct, 100.0 * 20.0 / 60.0);
+  EXPECT_EQ(rows[8].share_of, exchange_share_gemv(32 << 10).label());
+  EXPECT_DOUBLE_EQ(*rows[7].share_pct, 100.0 * 5.0 / 110.0);
+  EXPECT_FALSE(rows[10].share_pct);  // the GEMV itself
+  EXPECT_FALSE(rows[10].pct_ceiling);
+}
+
+TEST(NcclReport, VerdictOnFourGpus) {
+  // 280 / 150 = 1.87x on 2 (met), 280 / 90 = 3.11x on 4 (missed); decode 3.5 / 2.0 = 1.75x.
+  const NcclVerdict verdict = make_nccl_verdict(sample_rows(150.0, 90.0, 2.0), 4);
+  ASSERT_EQ(verdict.bandwidth.size(), 2u);
+  EXPECT_EQ(verdict.bandwidth[0].met, 1);
+  EXPECT_EQ(verdict.bandwidth[1].met, 0);
+  EXPECT_EQ(verdict.decode.met, 1);
+  const std::string text = format_nccl_verdict(verdict);
+  EXPECT_EQ(text,
+            "verdict: matrices >= 1 GiB, speed-up over one GPU: 2 GPUs >= 1.80x: yes (1/1, worst "
+            "1.87x: bf16 N 32768x16384 outputs/own-block); 4 GPUs >= 3.40x: NO (0/1, worst 3.11x: "
+            "bf16 N 32768x16384 outputs/own-block; missed: bf16 N 32768x16384 outputs/own-block "
+            "(3.11x)); llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x: yes (1/1, worst 1.75x: "
+            "llama3-70b)");
+  EXPECT_EQ(format_exchange_verdict(verdict),
+            "exchanges: the largest share of a decode-size split GEMV is 33.3% (ncclAllGather fp32 "
+            "32 KB vs bf16 T 28672x8192 llama3-70b.down reduction/all, 2 GPUs): they do not "
+            "dominate (< 50% of the split GEMV's time)");
+}
+
+TEST(NcclReport, VerdictSaysWhatTooFewGpusCannotMeasure) {
+  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
+  // Keep what one GPU gives.
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const NcclRow& r) { return r.gpus > 1; }),
+             rows.end());
+  derive_nccl_metrics(rows);
+  const NcclVerdict one = make_nccl_verdict(rows, 1);
+  EXPECT_EQ(format_nccl_verdict(one),
+            "verdict: matrices >= 1 GiB, speed-up over one GPU: 2 GPUs >= 1.80x: not measured "
+            "(only 1 GPU(s)); 4 GPUs >= 3.40x: not measured (only 1 GPU(s)); llama3-70b "
+            "tensor-parallel layers, 2 GPUs >= 1.60x: not measured (only 1 GPU(s))");
+  EXPECT_EQ(format_exchange_verdict(one).rfind(
+                "exchanges: between GPUs not measured (only 1 GPU(s)); on one GPU the largest "
+                "share of a decode-size split GEMV is 4.5% (",
+                0),
+            0u);
+  const NcclVerdict two = make_nccl_verdict(sample_rows(150.0, 80.0, 2.0), 2);
+  EXPECT_NE(format_nccl_verdict(two).find("4 GPUs >= 3.40x: not measured (only 2 GPU(s))"),
+            std::string::npos);
+}
+
+TEST(NcclReport, FailedAndSlowCasesMissTheTargetByName) {
+  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.5);  // decode 3.5 / 2.5 = 1.40x
+  NcclRow failed = bandwidth_row(bandwidth_cases({Dtype::fp32}, true)[0]);
+  failed.gpus = 2;
+  failed.status = "check failed";
+  rows.push_back(failed);
+  derive_nccl_metrics(rows);
+  const std::string text = format_nccl_verdict(make_nccl_verdict(rows, 2));
+  EXPECT_NE(text.find("2 GPUs >= 1.80x: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
+                      "outputs/own-block; missed: fp32 N 16384x16384 outputs/own-block (check "
+                      "failed))"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x: NO (0/1, worst 1.40x: "
+                      "llama3-70b; missed: llama3-70b (1.40x))"),
+            std::string::npos)
+      << text;
+}
+
+TEST(NcclReport, ExchangesDominateFromHalfTheGemvsTime) {
+  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
+  rows[8].us = 45.0;  // 75% of the split GEMV's 60 us
+  derive_nccl_metrics(rows);
+  const std::string text = format_exchange_verdict(make_nccl_verdict(rows, 2));
+  EXPECT_NE(text.find("is 75.0% ("), std::string::npos) << text;
+  EXPECT_NE(text.find("they dominate (>= 50%"), std::string::npos) << text;
+}
+
+NcclRunInfo sample_info(std::vector<int> counts) {
+  NcclRunInfo info;
+  info.run.device = "NVIDIA H200";
+  info.run.commit = "abc123";
+  info.run.date = "2025-01-01T00:00:00Z";
+  info.nccl = "2.28.9";
+  info.visible_gpus = counts.back();
+  info.gpu_counts = std::move(counts);
+  for (int i = 0; i < info.gpus(); ++i) info.devices.push_back("NVIDIA H200");
+  info.decode_budget_bytes = 16 * kGib;
+  return info;
+}
+
+TEST(NcclReport, CsvJsonAndMarkdown) {
+  const std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
+  const NcclRunInfo info = sample_info({1, 2, 4});
+  std::ostringstream csv;
+  write_nccl_csv(csv, info, rows);
+  std::istringstream lines(csv.str());
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("part,case,P,lib,function,mode,", 0), 0u);
+  EXPECT_EQ(std::count(header.begin(), header.end(), ',') + 1,
+            static_cast<long>(nccl_csv_columns().size()));
+  int records = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++records;
+    EXPECT_NE(line.find(",NVIDIA H200,"), std::string::npos) << line;
+    EXPECT_NE(line.find(",2.28.9,abc123,"), std::string::npos) << line;
+  }
+  EXPECT_EQ(records, static_cast<int>(rows.size()));
+
+  const nlohmann::ordered_json json = nccl_to_json(info, rows);
+  EXPECT_EQ(json["run"]["P"].get<std::vector<int>>(), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(json["run"]["nccl"], "2.28.9");
+  ASSERT_EQ(json["records"].size(), rows.size());
+  const auto& two = json["records"][2];
+  EXPECT_EQ(two["P"], 2);
+  EXPECT_EQ(two["case"], "bf16 N 32768x16384 outputs/own-block");
+  EXPECT_EQ(two["lib"], kXgemvNccl);
+  EXPECT_DOUBLE_EQ(two["us"].get<double>(), 150.0);
+  EXPECT_TRUE(two["GBps"].is_number());
+  EXPECT_TRUE(two["ceiling_GBps"].is_number());
+  EXPECT_EQ(two["device"], "NVIDIA H200");
+  EXPECT_EQ(two["commit"], "abc123");
+  EXPECT_EQ(json["verdict"].get<std::string>().rfind("verdict: matrices >= 1 GiB", 0), 0u);
+
+  std::ostringstream markdown;
+  write_nccl_markdown(markdown, info, rows);
+  const std::string text = markdown.str();
+  for (const char* heading : {"## 1. Bandwidth over all GPUs", "## 2. Tensor-parallel decode steps",
+                              "## 3. Small exchanges", "\nverdict: ", "\nexchanges: "})
+    EXPECT_NE(text.find(heading), std::string::npos) << heading;
+  EXPECT_NE(text.find("| bf16 N 32768x16384 outputs/own-block | 1 | "), std::string::npos);
+  EXPECT_NE(text.find("| llama3-70b | 10/80 | "), std::string::npos) << text;
+  EXPECT_NE(text.find("| 1.87x |"), std::string::npos);
+  EXPECT_EQ(text.find("Only 1 GPU"), std::string::npos);
+  EXPECT_EQ(text.find("## Failures"), std::string::npos);
+}
+
+TEST(NcclReport, MarkdownOfOneGpuSaysSoAndListsFailures) {
+  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const NcclRow& r) { return r.gpus > 1; }),
+             rows.end());
+  rows[1].status = "error: rank 0: xgemv_nccl_bf16gemv: XGEMV_STATUS_INVALID_SPLIT";
+  rows[1].us.reset();
+  derive_nccl_metrics(rows);
+  std::ostringstream markdown;
+  write_nccl_markdown(markdown, sample_info({1}), rows);
+  const std::string text = markdown.str();
+  EXPECT_NE(text.find("Only 1 GPU: P = 1 only"), std::string::npos);
+  EXPECT_NE(text.find("| bf16 N 32768x16384 outputs/own-block | 1 | "), std::string::npos);
+  EXPECT_NE(text.find("FAILED"), std::string::npos);
+  EXPECT_NE(text.find("## Failures\n\n- bandwidth bf16 N 32768x16384 outputs/own-block on 1 GPU "
+                      "xgemv-nccl: error: rank 0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("not measured (only 1 GPU(s))"), std::string::npos);
+}
+
+TEST(NcclReport, ChecksFoldIntoTheRow) {
+  NcclRow row = bandwidth_row(large_case());
+  add_check(row, "rank 0", {1e-4, 1e-2, true});
+  add_check(row, "rank 1", {5e-3, 1e-2, true});
+  EXPECT_EQ(row.status, "ok");
+  EXPECT_EQ(row.worst, "rank 1");
+  add_check(row, "rank 2 (graph)", {std::numeric_limits<double>::infinity(), 1e-2, false});
+  EXPECT_EQ(row.status, "check failed");
+  EXPECT_EQ(row.checked, 3);
+  EXPECT_EQ(row.failed_checks, 1);
+  EXPECT_EQ(row.worst, "rank 2 (graph)");
+  EXPECT_TRUE(row.failed());
+  EXPECT_NE(nccl_progress_line(row).find("check failed (3 checked, 1 failed; worst rank 2 (graph)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace xgemv::bench
