@@ -35,6 +35,9 @@ const char *xgemv_status_string(xgemv_status status) {
     case XGEMV_STATUS_CUDA_ERROR: return "CUDA runtime error (see xgemv_last_cuda_error)";
     case XGEMV_STATUS_INTERNAL_ERROR: return "internal error";
     case XGEMV_STATUS_NO_DEVICE: return "no NVIDIA driver or GPU found";
+    case XGEMV_STATUS_INVALID_SPLIT:
+      return "invalid split: layout, result, starts array or rank count (xgemv_nccl)";
+    case XGEMV_STATUS_NCCL_ERROR: return "NCCL error (see xgemv_nccl_last_error)";
   }
   return "unknown status";
 }

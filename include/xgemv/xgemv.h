@@ -96,7 +96,10 @@ typedef enum xgemv_status {
   XGEMV_STATUS_INVALID_VALUE = 27,   /* an unknown kernel variant name */
   XGEMV_STATUS_CUDA_ERROR = 30,      /* the CUDA runtime reported an error; see xgemv_last_cuda_error */
   XGEMV_STATUS_INTERNAL_ERROR = 31,
-  XGEMV_STATUS_NO_DEVICE = 32 /* xgemv_create: no NVIDIA driver or no CUDA device on this machine */
+  XGEMV_STATUS_NO_DEVICE = 32, /* xgemv_create: no NVIDIA driver or no CUDA device on this machine */
+  /* Returned only by the multi-GPU calls of xgemv_nccl.h (libxgemv_nccl): */
+  XGEMV_STATUS_INVALID_SPLIT = 40, /* a bad split layout, result, starts array or rank count */
+  XGEMV_STATUS_NCCL_ERROR = 41     /* NCCL failed; see xgemv_nccl_last_error */
 } xgemv_status;
 
 typedef enum xgemv_pointer_mode {

@@ -25,9 +25,11 @@
  * starts: ranks + 1 host offsets, starts[0] == 0, non-decreasing, starts[ranks] == the length
  * of the split axis (an empty block is allowed), the same on every rank. The BLAS rules of
  * xgemv.h hold for the whole problem: beta == 0 never reads y, alpha == 0 reads neither A nor x
- * (no rank's), NaN/Inf propagate, host or device scalars (the handle's pointer mode), the quick
- * return m == 0 or n == 0 or alpha == 0 and beta == 1 (host scalars) touches nothing and
- * communicates nothing. fp16/bf16: 16-bit storage, fp32 scalars and accumulation.
+ * (no rank's; with device scalars the reduction split computes its partial sums before it reads
+ * alpha, so there A and x are read, but their values never reach y), NaN/Inf propagate, host or
+ * device scalars (the handle's pointer mode), the quick return m == 0 or n == 0 or alpha == 0
+ * and beta == 1 (host scalars) touches nothing and communicates nothing. fp16/bf16: 16-bit
+ * storage, fp32 scalars and accumulation.
  *
  * workspace: device memory of at least xgemv_nccl_workspace_bytes(...) bytes (NULL when that is
  * 0), used on the handle's stream during the call only. No allocation, no synchronisation:
@@ -37,8 +39,11 @@
  * lda 6, incx 8, incy 11, checked against the local block), then XGEMV_STATUS_INVALID_SPLIT for
  * a bad layout, starts array or rank count, XGEMV_STATUS_NOT_SUPPORTED for incy != 1 where y is
  * exchanged, XGEMV_STATUS_NULL_POINTER for a missing workspace, XGEMV_STATUS_NCCL_ERROR when NCCL
- * fails (xgemv_nccl_last_error gives its result). On an argument error nothing is read, written
- * or communicated; every rank must get the same verdict, so pass the same arguments everywhere.
+ * fails (xgemv_nccl_last_error gives its result). A NULL communicator, like a NULL handle, is
+ * XGEMV_STATUS_INVALID_HANDLE; it is found after the layout and result values are checked and
+ * before the starts, which need its rank count (where the split cuts the rows of A, lda is then
+ * checked against 1 only). On an argument error nothing is read, written or communicated; every
+ * rank must get the same verdict, so pass the same arguments everywhere.
  */
 #ifndef XGEMV_XGEMV_NCCL_H
 #define XGEMV_XGEMV_NCCL_H
@@ -61,9 +66,9 @@ typedef enum xgemv_result {
   XGEMV_RESULT_ALL = 1        /* every rank ends with the whole y */
 } xgemv_result;
 
-/* Status values of this header, beyond those of xgemv.h. */
-#define XGEMV_STATUS_INVALID_SPLIT ((xgemv_status)40) /* layout, result, starts or rank count */
-#define XGEMV_STATUS_NCCL_ERROR ((xgemv_status)41)    /* NCCL failed: see xgemv_nccl_last_error */
+/* The statuses of these calls beyond those of the single-GPU ones are in xgemv.h's enum, so
+ * that xgemv_status_string knows them: XGEMV_STATUS_INVALID_SPLIT (40: layout, result, starts or
+ * rank count) and XGEMV_STATUS_NCCL_ERROR (41: NCCL failed, see xgemv_nccl_last_error). */
 
 /* The workspace bytes a call with these arguments needs on each rank (0 for the outputs split). */
 XGEMV_API size_t xgemv_nccl_workspace_bytes(xgemv_split split, xgemv_result result, char trans,

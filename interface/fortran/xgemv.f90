@@ -42,6 +42,8 @@ module xgemv
   integer(c_int), parameter, public :: XGEMV_STATUS_CUDA_ERROR = 30
   integer(c_int), parameter, public :: XGEMV_STATUS_INTERNAL_ERROR = 31
   integer(c_int), parameter, public :: XGEMV_STATUS_NO_DEVICE = 32
+  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_SPLIT = 40
+  integer(c_int), parameter, public :: XGEMV_STATUS_NCCL_ERROR = 41
 
   integer(c_int), parameter, public :: XGEMV_POINTER_MODE_HOST = 0
   integer(c_int), parameter, public :: XGEMV_POINTER_MODE_DEVICE = 1

@@ -1,12 +1,18 @@
-# The shared library exports exactly the functions the public header declares (all xgemv_*),
-# carries its SONAME, and does not depend on cuBLAS.
+# A shared library exports exactly the functions its public header declares (all xgemv_*),
+# carries its SONAME, and does not depend on cuBLAS; with NEEDED (a regex), it depends on a
+# library matching it. MIN_DECLARATIONS (default 20, libxgemv's) guards against a header the
+# declaration pattern no longer reads.
 # Usage: cmake -DLIBRARY=<libxgemv.so> -DHEADER=<xgemv.h> -DSONAME=<libxgemv.so.N>
-#              -DNM=<nm> -DOBJDUMP=<objdump> -P check_exports.cmake
+#              [-DMIN_DECLARATIONS=N] [-DNEEDED=<regex>] -DNM=<nm> -DOBJDUMP=<objdump>
+#              -P check_exports.cmake
 foreach(var LIBRARY HEADER SONAME NM OBJDUMP)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_exports.cmake: -D${var}=... is required")
   endif()
 endforeach()
+if(NOT DEFINED MIN_DECLARATIONS)
+  set(MIN_DECLARATIONS 20)
+endif()
 
 include(${CMAKE_CURRENT_LIST_DIR}/../../support/dynamic_symbols.cmake)
 xgemv_defined_dynamic_symbols(${NM} ${LIBRARY} exported)
@@ -26,7 +32,7 @@ list(REMOVE_ITEM unexpected ${declared})
 set(missing ${declared})
 list(REMOVE_ITEM missing ${exported})
 list(LENGTH declared declared_count)
-if(declared_count LESS 20)
+if(declared_count LESS MIN_DECLARATIONS)
   message(FATAL_ERROR "found only ${declared_count} declarations in ${HEADER}: ${declared}")
 endif()
 if(unexpected)
@@ -42,6 +48,9 @@ string(REGEX MATCHALL "NEEDED +[^\n]+" needed "${dynamic_section}")
 list(TRANSFORM needed REPLACE "NEEDED +" "")
 if(needed MATCHES "libcublas")
   message(FATAL_ERROR "${LIBRARY} depends on cuBLAS: ${needed}")
+endif()
+if(DEFINED NEEDED AND NOT needed MATCHES "${NEEDED}")
+  message(FATAL_ERROR "${LIBRARY} does not depend on ${NEEDED}: ${needed}")
 endif()
 if(NOT dynamic_section MATCHES "SONAME +${SONAME}\n")
   message(FATAL_ERROR "SONAME is not ${SONAME}")

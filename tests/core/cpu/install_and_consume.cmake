@@ -1,5 +1,5 @@
 # Installs the build tree to a fresh prefix, then configures, builds and runs the consumer project
-# (tests/core/consumer) for one installed library, LIBRARY (xgemv, blas, cublas or fortran),
+# (tests/core/consumer) for one installed library, LIBRARY (xgemv, blas, cublas, fortran or nccl),
 # through find_package(xgemv) and through pkg-config. Each consumer program must load the
 # library by its SONAME.
 # Usage: cmake -DLIBRARY=... -DSONAME=... -DBUILD_DIR=... -DWORK_DIR=... -DCONSUMER_SOURCE=...
@@ -22,9 +22,10 @@ else()
   set(pc_module xgemv-${LIBRARY})
   set(link_flag -lxgemv_${LIBRARY})
 endif()
-# Where the library's header or Fortran module is (blas and cublas have none of their own).
+# Where the library's header or Fortran module is (blas and cublas have none of their own;
+# nccl's is beside xgemv.h, which its .pc file requires).
 set(include_flag "")
-if(LIBRARY STREQUAL "xgemv")
+if(LIBRARY STREQUAL "xgemv" OR LIBRARY STREQUAL "nccl")
   set(include_flag -I${prefix}/include)
 elseif(LIBRARY STREQUAL "fortran")
   set(include_flag -I${prefix}/include/xgemv)

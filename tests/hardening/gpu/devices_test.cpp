@@ -1,6 +1,7 @@
 // Calls on a device other than device 0 (results checked against OpenBLAS and cuBLAS on that
 // device), and a handle used while another device is current (XGEMV_STATUS_WRONG_DEVICE, nothing
-// written). Both need two CUDA devices; with one, they are skipped with a line saying so.
+// written); where libxgemv_nccl is built, the same for its calls (a one-rank communicator on the
+// last device). All need two CUDA devices; with one, they are skipped with a line saying so.
 // Concurrency across devices: concurrency_test.cpp spreads its threads over all devices.
 #include <gtest/gtest.h>
 
@@ -9,6 +10,9 @@
 
 #include "core/gpu/gemv_case.hpp"
 #include "support/typed_tests.hpp"
+#ifdef XGEMV_TEST_NCCL
+#include "nccl/split_case.hpp"
+#endif
 
 namespace xgemv_test {
 namespace {
@@ -84,6 +88,61 @@ TEST(WrongDevice, HandleOfAnotherDeviceIsRefused) {
   const CurrentDevice current(device);
   EXPECT_EQ(xgemv_destroy(handle), XGEMV_STATUS_SUCCESS);
 }
+
+#ifdef XGEMV_TEST_NCCL
+// The split calls on the last device, through a communicator of one rank there: every layout of
+// op N and op T (split_case.hpp's checks, the outputs split against xgemv on that device).
+TYPED_TEST(SecondDevice, SplitCallsOfOneRankComputeTheReferenceResults) {
+  if (device_count() < 2) GTEST_SKIP() << kOneDevice;
+  const int device = device_count() - 1;
+  const Ranks ranks({device});
+  size_t index = 0;
+  for (const xgemv_split split : {XGEMV_SPLIT_OUTPUTS, XGEMV_SPLIT_REDUCTION})
+    for (const xgemv_result result : {XGEMV_RESULT_ALL, XGEMV_RESULT_OWN_BLOCK})
+      for (const char trans : {'N', 'T'}) {
+        SplitCase c;
+        c.split = split;
+        c.result = result;
+        c.trans = trans;
+        c.m = 1031;
+        c.n = 67;
+        c.pointer_mode = index % 2 ? XGEMV_POINTER_MODE_DEVICE : XGEMV_POINTER_MODE_HOST;
+        run_split_case<TypeParam>(c, ranks, case_seed("SecondDeviceSplit", index++));
+      }
+}
+
+TEST(WrongDevice, SplitCallOnAnotherDeviceIsRefused) {
+  if (device_count() < 2) GTEST_SKIP() << kOneDevice;
+  const int device = device_count() - 1;
+  const Ranks ranks({device});
+  const Rank &rank = ranks[0];
+  constexpr int64_t m = 64, n = 32;
+  const std::vector<float> y_initial(m, 0.25f);
+  const CurrentDevice current(device);
+  GuardedDeviceBuffer<float> a(m * n), x(n), y(m);
+  y.upload(y_initial);
+  const size_t bytes =
+      xgemv_nccl_workspace_bytes(XGEMV_SPLIT_REDUCTION, XGEMV_RESULT_ALL, 'N', m, n, 1, 4);
+  GuardedDeviceBuffer<unsigned char> workspace(bytes);
+  const float one = 1.0f;
+  const int64_t output_starts[] = {0, m}, reduction_starts[] = {0, n};
+  {
+    // Device 0 current, the handle, the communicator and the data on the other device.
+    const CurrentDevice other(0);
+    EXPECT_EQ(xgemv_nccl_sgemv(rank.handle, rank.comm, XGEMV_SPLIT_OUTPUTS, XGEMV_RESULT_ALL,
+                               output_starts, 'N', m, n, &one, a.data(), m, x.data(), 1, &one,
+                               y.data(), 1, nullptr, 0),
+              XGEMV_STATUS_WRONG_DEVICE);
+    EXPECT_EQ(xgemv_nccl_sgemv(rank.handle, rank.comm, XGEMV_SPLIT_REDUCTION, XGEMV_RESULT_ALL,
+                               reduction_starts, 'N', m, n, &one, a.data(), m, x.data(), 1, &one,
+                               y.data(), 1, workspace.data(), bytes),
+              XGEMV_STATUS_WRONG_DEVICE);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(bitwise_equal("y after refused calls", y.download(), y_initial));
+}
+#endif
 
 }  // namespace
 }  // namespace xgemv_test
