@@ -18,7 +18,7 @@
 # missed a planted out-of-bounds read with the filter; racecheck fails on filtered-out cuBLAS
 # kernels); their reports are sorted by kernel name. Host-side reports (CUDA API errors, memory
 # left allocated at exit) are sorted by the code they come from (sanitizer_findings.py). A
-# finding is a report in xgemv's code; reports from inside cuBLAS or PyTorch are counted apart.
+# finding is a report in xgemv's code; reports from inside cuBLAS, NCCL or PyTorch are counted apart.
 # Tests labelled sanitizer-third-party-host (PyTorch, whose host code keeps its cuBLAS handles,
 # and with them the drop-in's workspaces, to exit) run memcheck without the leak check and are
 # left out of initcheck: with the filter, inputs written by PyTorch's unchecked kernels look
@@ -138,7 +138,7 @@ for tool in "${tool_list[@]}"; do
     fi
   done
   line="$tool: $findings findings in xgemv's code, $ran programs ($skipped skipped)"
-  ((third_party > 0)) && line+=", $third_party reports inside cuBLAS/PyTorch"
+  ((third_party > 0)) && line+=", $third_party reports inside cuBLAS/NCCL/PyTorch"
   ((${#left_out[@]})) && line+=", left out ${left_out[*]}"
   if [[ -n ${planted[$tool]:-} ]]; then
     read -r caught _ < <(python3 "$here/sanitizer_findings.py" "$log_root/$tool/self-check.log")

@@ -5,7 +5,7 @@ usage: sanitizer_findings.py LOG...   prints, per log: "<xgemv's> <third party's
 
 A report in a kernel is xgemv's when the kernel's name contains "xgemv" (the library's kernels
 and the tests' helpers). A host-side report (a CUDA API error, a leaked allocation) belongs to the
-code of its first host frame past the CUDA driver and runtime: cuBLAS, PyTorch, Python and the
+code of its first host frame past the CUDA driver and runtime: cuBLAS, NCCL, PyTorch, Python and the
 like are third party, anything else (xgemv's libraries, the test programs) is xgemv's. Reports
 the tool counted but did not print (past --print-limit), or could not be read, count as xgemv's.
 """
@@ -18,7 +18,7 @@ NOT_REPORTS = ("COMPUTE-SANITIZER", "ERROR SUMMARY", "LEAK SUMMARY", "RACECHECK 
 KERNEL = re.compile(r"\bat (.+?)\+0x[0-9a-f]+")
 HOST_FRAME = re.compile(r"Host Frame:.* in (\S+)\s*$")
 CUDA_RUNTIME = re.compile(r"^(libcuda|libcudart)\.so")
-THIRD_PARTY = re.compile(r"libcublas|libc10|libtorch|libnv|python|triton")
+THIRD_PARTY = re.compile(r"libcublas|libnccl|libc10|libtorch|libnv|python|triton")
 ERROR_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) errors?\s*$")
 
 
