@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernel_args.cuh"
 
@@ -42,6 +43,17 @@ __device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t val
 #pragma unroll
     for (int e = 0; e < kCount; ++e) out[e] = e < valid ? p[e * stride] : T(0.0f);
   }
+}
+
+// The instance of a CUDA-core several-vector kernel for a pass of `vectors` vectors: pick(N)
+// for N the next of 2, 4, 8, 16 (each vector's sum is the same in every instance).
+template <class Pick>
+auto kernel_for_vectors(int64_t vectors, Pick &&pick) {
+  static_assert(kMaxRhsPerPass == 16);
+  return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
+         : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
+         : vectors <= 8 ? pick(std::integral_constant<int, 8>{})
+                        : pick(std::integral_constant<int, 16>{});
 }
 
 // Whether p .. p + bytes - 1 can be one vector load.

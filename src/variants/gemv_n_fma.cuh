@@ -143,12 +143,10 @@ cudaError_t GemvNFma::launch(const GemvProblem &problem, const LaunchPlan &plan,
   return for_each_rhs_launch<TA, TX, TY>(
       problem, plan, tile_rows(problem) * kernels::kMaxRhsPerPass, int(sizeof(S)),
       [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-        const int64_t v = pass.rhs_count;
-        return kernels::launch_kernel(v <= 2   ? &gemv_n_fma<TA, TX, TY, S, 2>
-                                      : v <= 4 ? &gemv_n_fma<TA, TX, TY, S, 4>
-                                      : v <= 8 ? &gemv_n_fma<TA, TX, TY, S, 8>
-                                               : &gemv_n_fma<TA, TX, TY, S, 16>,
-                                      pass, pass_plan, context);
+        const auto kernel = kernels::kernel_for_vectors(pass.rhs_count, [](auto vectors) {
+          return &gemv_n_fma<TA, TX, TY, S, decltype(vectors)::value>;
+        });
+        return kernels::launch_kernel(kernel, pass, pass_plan, context);
       });
 }
 
