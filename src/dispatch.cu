@@ -10,13 +10,21 @@ namespace {
 
 constexpr const KernelVariant *kTable = KernelVariants::kDescriptors;
 
-// Several right-hand sides, and every call of a batch-invariant handle, run on the family that
-// computes several at once; other calls on the single-vector family.
-int choose_variant(const GemvProblem &problem, bool several_rhs, const DeviceLimits &device,
+// Quantized weights run on the quantized family; several right-hand sides, and every call of a
+// batch-invariant handle, on the family that computes several at once; other calls on the
+// single-vector family.
+VariantFamily family_of(const GemvProblem &problem, bool batch_invariant) {
+  if (is_quantized(problem.types.a)) return VariantFamily::kQuantized;
+  if (problem.rhs_count != 1 || problem.invariant_columns || batch_invariant)
+    return VariantFamily::kSeveralRhs;
+  return VariantFamily::kSingleVector;
+}
+
+int choose_variant(const GemvProblem &problem, VariantFamily family, const DeviceLimits &device,
                    LaunchPlan &plan) {
   int fallback = -1;
   for (int v = 0; v < KernelVariants::kCount; ++v) {
-    if (kTable[v].several_rhs != several_rhs || !kTable[v].implements(problem)) continue;
+    if (kTable[v].family != family || !kTable[v].implements(problem)) continue;
     if (kTable[v].suits(problem, device, plan)) return v;
     fallback = v;
   }
@@ -40,19 +48,24 @@ int find_kernel_variant(const char *name) noexcept {
 
 xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
                             bool device_scalars) noexcept {
-  const LaunchFunction *launches = launch_functions_for(problem.types, ServedTypeSets{});
+  const LaunchFunction *launches = is_quantized(problem.types.a)
+                                        ? launch_functions_for(problem.types, QuantizedTypeSets{})
+                                        : launch_functions_for(problem.types, ServedTypeSets{});
   if (launches == nullptr) return XGEMV_STATUS_NOT_SUPPORTED;
   LaunchPlan plan;
   int variant = handle.forced_variant;
+  const VariantFamily family = family_of(problem, handle.batch_invariant);
   if (variant >= 0) {
-    if (!kTable[variant].implements(problem) ||
-        (problem.rhs_count != 1 && !kTable[variant].several_rhs))
-      return XGEMV_STATUS_NOT_SUPPORTED;
+    // Quantized weights only on quantized variants, and back; a single vector on any dense
+    // variant (what the test asked for overrides the handle's mode), several on their family.
+    const VariantFamily forced = kTable[variant].family;
+    const bool serves =
+        (forced == VariantFamily::kQuantized) == (family == VariantFamily::kQuantized) &&
+        (problem.rhs_count == 1 || forced != VariantFamily::kSingleVector);
+    if (!serves || !kTable[variant].implements(problem)) return XGEMV_STATUS_NOT_SUPPORTED;
     plan = kTable[variant].plan(problem, handle.limits);
   } else {
-    const bool several_rhs =
-        problem.rhs_count != 1 || problem.invariant_columns || handle.batch_invariant;
-    variant = choose_variant(problem, several_rhs, handle.limits, plan);
+    variant = choose_variant(problem, family, handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
   }
   const LaunchContext context{handle.stream, handle.workspace, device_scalars,

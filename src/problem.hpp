@@ -27,7 +27,17 @@
 
 namespace xgemv {
 
-enum class ElementType : std::uint8_t { kF32, kF64, kF16, kBF16 };
+enum class ElementType : std::uint8_t { kF32, kF64, kF16, kBF16, kInt4, kInt8, kE4M3 };
+
+// The codes of quantized weights (xgemv_quant.h): tags only, A of a quantized problem is the
+// packed codes of a weight's storage.
+struct Int4Code {};
+struct Int8Code {};
+struct E4M3Code {};
+
+constexpr bool is_quantized(ElementType type) {
+  return type == ElementType::kInt4 || type == ElementType::kInt8 || type == ElementType::kE4M3;
+}
 
 template <class T>
 constexpr ElementType element_type_of();
@@ -39,9 +49,20 @@ template <>
 constexpr ElementType element_type_of<__half>() { return ElementType::kF16; }
 template <>
 constexpr ElementType element_type_of<__nv_bfloat16>() { return ElementType::kBF16; }
+template <>
+constexpr ElementType element_type_of<Int4Code>() { return ElementType::kInt4; }
+template <>
+constexpr ElementType element_type_of<Int8Code>() { return ElementType::kInt8; }
+template <>
+constexpr ElementType element_type_of<E4M3Code>() { return ElementType::kE4M3; }
 
+// Bytes of one element (codes: 1; two 4-bit codes share a byte, which only the quantized
+// variants read).
 constexpr int element_bytes(ElementType type) {
-  return type == ElementType::kF64 ? 8 : type == ElementType::kF32 ? 4 : 2;
+  return type == ElementType::kF64   ? 8
+         : type == ElementType::kF32 ? 4
+         : is_quantized(type)        ? 1
+                                     : 2;
 }
 
 // The element types of one problem.
@@ -83,6 +104,20 @@ struct VectorOperand {
   int64_t ld = 0;
 };
 
+// The rest of a quantized weight (A holds its packed codes): where its scales, zero points and
+// permutation lie in its storage and how its scale groups run (xgemv_quant.h, packed layout).
+struct QuantOperand {
+  const void *scales = nullptr;
+  const unsigned char *zeros = nullptr;  // INT4 with zero points, else nullptr (q - 8)
+  const int32_t *permutation = nullptr;  // permuted inputs, else nullptr
+  ElementType scale_type = ElementType::kF32;
+  // Packed input k is in scale group k >> group_shift (groups of 32, 64 or 128; a shift past
+  // every input for the per-output formats).
+  int group_shift = 0;
+  int64_t k_blocks = 0;      // blocks of 64 (4-bit) or 32 (8-bit) inputs
+  int64_t scale_groups = 0;  // scale groups per tile of 16 outputs
+};
+
 struct GemvProblem {
   ElementTypes types;
   char trans;
@@ -99,6 +134,8 @@ struct GemvProblem {
   // Column bits independent of rhs_count: run on the several-right-hand-side kernels even for
   // one vector (the few-right-hand-side calls, and every call of a batch-invariant handle).
   bool invariant_columns = false;
+  // Quantized weights only (types.a is a code type).
+  QuantOperand quant{};
 
   XGEMV_HOST_DEVICE bool transposed() const { return is_transposed(trans); }
   XGEMV_HOST_DEVICE int64_t x_length() const { return transposed() ? m : n; }

@@ -99,7 +99,12 @@ typedef enum xgemv_status {
   XGEMV_STATUS_NO_DEVICE = 32, /* xgemv_create: no NVIDIA driver or no CUDA device on this machine */
   /* Returned only by the multi-GPU calls of xgemv_nccl.h (libxgemv_nccl): */
   XGEMV_STATUS_INVALID_SPLIT = 40, /* a bad split layout, result, starts array or rank count */
-  XGEMV_STATUS_NCCL_ERROR = 41     /* NCCL failed; see xgemv_nccl_last_error */
+  XGEMV_STATUS_NCCL_ERROR = 41,    /* NCCL failed; see xgemv_nccl_last_error */
+  /* Returned only by the quantized-weight calls of xgemv_quant.h: */
+  XGEMV_STATUS_INVALID_QFORMAT = 50,    /* unknown format or data type, or a bad combination */
+  XGEMV_STATUS_INVALID_QSHAPE = 51,     /* outputs or inputs out of range for the format */
+  XGEMV_STATUS_INVALID_GROUP_SIZE = 52, /* a group size the format does not take */
+  XGEMV_STATUS_MISALIGNED = 53          /* a pointer without the alignment the call requires */
 } xgemv_status;
 
 typedef enum xgemv_pointer_mode {

@@ -20,7 +20,7 @@ struct GemvNColumns {
   static constexpr int kMaxColumns = 16;    // the widest A the automatic choice gives it
   static constexpr int kLoadsInFlight = 8;  // 16-byte loads per thread per column step
   static constexpr VariantName kName = variant_name("n_columns", kMaxColumns);
-  static constexpr bool kSeveralRhs = false;
+  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
 
   // Row slices per thread: 16 accumulator registers (4 slices of fp32 or fp64 elements, 2 of
   // 16-bit elements widened to fp32), the rest of the 64 for the loads in flight.

@@ -28,7 +28,7 @@ struct GemvNFma {
   static constexpr int kStepColumns = 4;  // columns per step: one x load per vector
   static constexpr int kUnroll = 2;       // steps in flight per lane
   static constexpr VariantName kName = variant_name("n_fma", kernels::kMaxRhsPerPass);
-  static constexpr bool kSeveralRhs = true;
+  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
   static int64_t tile_rows(const GemvProblem &p) {
     return 32 * (p.types.a == ElementType::kF64 ? kNFmaRows<double> : kNFmaRows<float>);

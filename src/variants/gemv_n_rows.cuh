@@ -20,7 +20,7 @@ struct GemvNRows {
   static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
   static constexpr int kMaxRows = 16;     // rows of one tile: the outputs a split publishes
   static constexpr VariantName kName = variant_name("n_rows", kMaxRows);
-  static constexpr bool kSeveralRhs = false;
+  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
 
   // Loads of A in flight per thread: 64 bytes, at most 16 (each has its x load beside it, and
   // 16-bit loads take a register each).

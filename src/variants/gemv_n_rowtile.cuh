@@ -24,7 +24,7 @@ struct GemvNRowTile {
   static constexpr int kSlots = kThreads / kRowThreads;
   static_assert(kThreads % kRowThreads == 0);
   static constexpr VariantName kName = variant_name("n_rowtile", kRowThreads);
-  static constexpr bool kSeveralRhs = false;
+  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
   // A split block that walks fewer columns than this spends a visible share of its time on the
   // partial sums (measured on the H200: 4096 x 4096 fp16 op N, 62 columns per split, 40% slower).
   static constexpr int64_t kMinSplitColumns = 256;

@@ -27,7 +27,7 @@ struct GemvTFma {
   }
   static constexpr int kUnroll = 2;  // 16-byte steps in flight per lane and output
   static constexpr VariantName kName = variant_name("t_fma", kernels::kMaxRhsPerPass);
-  static constexpr bool kSeveralRhs = true;
+  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
   static bool implements(const GemvProblem &p) { return p.transposed(); }
 

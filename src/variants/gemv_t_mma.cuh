@@ -25,7 +25,7 @@ struct GemvTMmaTile {
   static constexpr int kChunk = 32;    // reduction elements per lane quad: 4 lanes x 8
   static constexpr int kUnroll = kChunksInFlight;
   static constexpr VariantName kName = variant_name("t_mma", kernels::kMaxRhsPerPass);
-  static constexpr bool kSeveralRhs = true;
+  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
   static bool implements(const GemvProblem &p) {
     const bool a16 = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16;

@@ -23,7 +23,7 @@ struct GemvTRowBlock {
   static constexpr int kEarlySteps = 2;
   static constexpr int kOutputs = kThreads / kGroup;
   static constexpr VariantName kName = variant_name("t_rowblock", kGroup);
-  static constexpr bool kSeveralRhs = false;
+  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
 
   static bool implements(const GemvProblem &p) {
     return p.transposed() && element_bytes(p.types.a) == element_bytes(p.types.x);

@@ -21,7 +21,7 @@ struct GemvTShort {
   static constexpr int kMaxGroup = 32;    // lanes per column: one warp
   static constexpr int kShortColumnBytes = 128;
   static constexpr VariantName kName = variant_name("t_short", kMaxGroup);
-  static constexpr bool kSeveralRhs = false;
+  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
 
   // Rows per lane: two 16-bit elements, so that a lane's share of a column (and of its shuffle
   // reduction) is at least 4 bytes.

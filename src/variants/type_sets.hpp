@@ -22,6 +22,19 @@ using ServedTypeSets =
                 TypeSet<__half, __half, float, float>,
                 TypeSet<__nv_bfloat16, __nv_bfloat16, float, float>>;
 
+// Quantized weights (the codes of xgemv_quant.h) with fp16 or bf16 activations, y in the
+// activation type or in fp32.
+using QuantizedTypeSets =
+    TypeSetList<TypeSet<Int4Code, __half, __half, float>, TypeSet<Int4Code, __half, float, float>,
+                TypeSet<Int4Code, __nv_bfloat16, __nv_bfloat16, float>,
+                TypeSet<Int4Code, __nv_bfloat16, float, float>,
+                TypeSet<Int8Code, __half, __half, float>, TypeSet<Int8Code, __half, float, float>,
+                TypeSet<Int8Code, __nv_bfloat16, __nv_bfloat16, float>,
+                TypeSet<Int8Code, __nv_bfloat16, float, float>,
+                TypeSet<E4M3Code, __half, __half, float>, TypeSet<E4M3Code, __half, float, float>,
+                TypeSet<E4M3Code, __nv_bfloat16, __nv_bfloat16, float>,
+                TypeSet<E4M3Code, __nv_bfloat16, float, float>>;
+
 // Every variant's launch for one set, in table order. Defined in variant_table.cuh and
 // instantiated only in src/instances/, so that each set's kernels build in parallel.
 template <class Set>

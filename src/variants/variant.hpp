@@ -42,13 +42,16 @@ struct LaunchPlan {
 using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, const LaunchPlan &plan,
                                        const LaunchContext &context);
 
+// Which calls a variant serves. A call runs on one family only: quantized weights on the
+// quantized family; several right-hand sides (and, in a batch-invariant handle, single vectors)
+// on the several-right-hand-side family; other single vectors on the single-vector family. The
+// choice and plan of a several-vector or quantized variant never depend on rhs_count, so that
+// each column's bits do not either.
+enum class VariantFamily { kSingleVector, kSeveralRhs, kQuantized };
+
 struct KernelVariant {
   const char *name;
-  // The family: variants that compute several right-hand sides at once (and, in a
-  // batch-invariant handle, single vectors) or single-vector variants (rhs_count == 1 only).
-  // A several-right-hand-side variant's choice and plan never depend on rhs_count, so that each
-  // column's bits do not either.
-  bool several_rhs;
+  VariantFamily family;
   // Whether the variant computes this problem correctly, whatever its speed: a forced variant
   // runs every problem it implements.
   bool (*implements)(const GemvProblem &problem);

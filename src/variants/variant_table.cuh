@@ -13,21 +13,37 @@
 #include "gemv_t_mma.cuh"
 #include "gemv_t_rowblock.cuh"
 #include "gemv_t_short.cuh"
+#include "qgemv_mma.cuh"
 #include "type_sets.hpp"
 
 namespace xgemv {
+
+// The launch of a variant whose family never serves the set (quantized variants and dense
+// sets, dense variants and quantized sets): the dispatch never calls it.
+inline cudaError_t launch_not_served(const GemvProblem &, const LaunchPlan &, const LaunchContext &) {
+  return cudaErrorNotSupported;
+}
 
 template <class... Variants>
 struct VariantList {
   static constexpr int kCount = sizeof...(Variants);
   static constexpr KernelVariant kDescriptors[] = {
-      {Variants::kName.text, Variants::kSeveralRhs, &Variants::implements, &Variants::plan,
+      {Variants::kName.text, Variants::kFamily, &Variants::implements, &Variants::plan,
        &Variants::suits}...};
+
+  // Only the variants of the set's kind are compiled for it.
+  template <class Variant, class TA, class TX, class TY, class TS>
+  static constexpr LaunchFunction launch_of() {
+    constexpr bool quantized_variant = Variant::kFamily == VariantFamily::kQuantized;
+    if constexpr (quantized_variant == is_quantized(element_type_of<TA>()))
+      return &Variant::template launch<TA, TX, TY, TS>;
+    else
+      return &launch_not_served;
+  }
 
   template <class TA, class TX, class TY, class TS>
   static const LaunchFunction *launch_functions(TypeSet<TA, TX, TY, TS>) noexcept {
-    static constexpr LaunchFunction functions[] = {
-        &Variants::template launch<TA, TX, TY, TS>...};
+    static constexpr LaunchFunction functions[] = {launch_of<Variants, TA, TX, TY, TS>()...};
     return functions;
   }
 };
@@ -42,6 +58,8 @@ using KernelVariants = VariantList<
     GemvNRows, GemvNColumns, GemvNRowTile<32, 2>, GemvNRowTile<8, 1>,
     // several right-hand sides (and one, in a batch-invariant handle): 16-bit op T on the
     // tensor cores, then op T and op N on the CUDA cores for every type
-    GemvTMma, GemvTFma, GemvNFma>;
+    GemvTMma, GemvTFma, GemvNFma,
+    // quantized weights, 1 to 16 vectors per pass, on the tensor cores
+    QgemvMma>;
 
 }  // namespace xgemv
