@@ -221,17 +221,19 @@ XGEMV_API xgemv_status xgemv_qweight_dequantize(xgemv_handle handle, xgemv_qweig
 
 /* y := alpha * W x + beta * y: x (inputs) of info.activation_type, y (outputs) of y_type (the
  * activation type or XGEMV_R_32F), contiguous; alpha, beta fp32 (the handle's pointer mode).
- * Any alignment of x and y. Statuses: INVALID_HANDLE, NULL_POINTER (weight, alpha, beta, and x, y
- * unless the call reads nothing), INVALID_QFORMAT (y_type), WRONG_DEVICE, NOT_SUPPORTED (the
- * forced kernel variant is not a quantized one), CUDA_ERROR. */
+ * Any alignment of x and y (element-aligned). Checks, first failure wins: weight NULL
+ * (XGEMV_STATUS_NULL_POINTER), y_type (INVALID_QFORMAT), then the handle's as for xgemv.h
+ * (INVALID_HANDLE; NULL_POINTER for alpha, beta, and x, y unless nothing is read; WRONG_DEVICE;
+ * NOT_SUPPORTED when the forced kernel variant is not a quantized one; CUDA_ERROR). */
 XGEMV_API xgemv_status xgemv_qgemv(xgemv_handle handle, const float *alpha, xgemv_qweight weight,
                                    const void *x, const float *beta, void *y,
                                    xgemv_datatype y_type);
 
 /* Y := alpha * W X + beta * Y for nrhs vectors (1..16 at the cost of about one; more in passes of
- * 16), X column-major inputs x nrhs (ldx >= inputs: else XGEMV_STATUS_INVALID_LDX), Y
- * column-major outputs x nrhs (ldy >= outputs: else INVALID_LDY), nrhs >= 0 (else
- * INVALID_NRHS; 0 is a quick return). Otherwise as xgemv_qgemv. */
+ * 16), X column-major inputs x nrhs, Y column-major outputs x nrhs. Checks, first failure wins:
+ * weight NULL (NULL_POINTER), ldx >= inputs (INVALID_LDX), ldy >= outputs (INVALID_LDY),
+ * nrhs >= 0 (INVALID_NRHS; 0 is a quick return), y_type (INVALID_QFORMAT), then the handle's as
+ * for xgemv_qgemv. */
 XGEMV_API xgemv_status xgemv_qgemv_nrhs(xgemv_handle handle, const float *alpha,
                                         xgemv_qweight weight, const void *X, int64_t ldx,
                                         const float *beta, void *Y, int64_t ldy,
