@@ -113,8 +113,8 @@ typedef struct xgemv_qweight_info {
   xgemv_qformat format;
   xgemv_datatype activation_type; /* x and the products: XGEMV_R_16F or XGEMV_R_16BF */
   xgemv_datatype scale_type;      /* how the scales are kept: XGEMV_R_16F, _16BF or _32F */
-  int64_t outputs;                /* rows of W, the length of y: >= 1 */
-  int64_t inputs;                 /* columns of W, the length of x (the reduction): >= 1 */
+  int64_t outputs;                /* rows of W, the length of y: 1 .. 2^40 */
+  int64_t inputs;                 /* columns of W, the length of x (the reduction): 1 .. 2^31-1 */
   int64_t group_size;             /* INT4: 32, 64 or 128, dividing inputs; other formats: 0 */
   int zero_points;                /* INT4: 1 for a zero point per group, 0 for q - 8; else 0 */
   int permuted;                   /* 1: the inputs are permuted (GPTQ act-order); INT4 only */
@@ -138,7 +138,7 @@ typedef struct xgemv_qweight_st *xgemv_qweight;
 
 /* Checks info and fills *layout. Statuses: XGEMV_STATUS_NULL_POINTER, INVALID_QFORMAT (format,
  * activation_type or scale_type unknown, zero points or a permutation with a format other than
- * INT4), INVALID_QSHAPE (outputs or inputs < 1, or storage sizes beyond 2^62 bytes),
+ * INT4), INVALID_QSHAPE (outputs or inputs out of their ranges, or storage beyond 2^62 bytes),
  * INVALID_GROUP_SIZE (INT4 with a group size other than 32, 64, 128 or one not dividing inputs;
  * another format with a nonzero group size). Needs no GPU. */
 XGEMV_API xgemv_status xgemv_qweight_get_layout(const xgemv_qweight_info *info,

@@ -67,6 +67,13 @@ struct Int4Offsets {
   }
 };
 
+// (a & mask) | base in one instruction (the compiler splits it when both are constants).
+__device__ __forceinline__ unsigned and_or(unsigned a, unsigned mask, unsigned base) {
+  unsigned d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(a), "r"(mask), "r"(base));
+  return d;
+}
+
 // One mma step of 4-bit codes: word u holds the codes of o0 (offsets o0z) and o1 (o1z) in the
 // nibble order of the packed layout (j = 0..7: o0 e0, o1 e0, o0 e2, o1 e2, o0 e1, o1 e1, o0 e3,
 // o1 e3), so the pairs (j, j + 4) are the 16-bit halves of one register.
@@ -77,16 +84,16 @@ __device__ __forceinline__ Fragment int4_fragment(unsigned u, const Int4Offsets<
   if constexpr (std::is_same_v<TX, __half>) {
     constexpr unsigned kBase = 0x64006400u, kOne = 0x3C003C00u, kSixteenth = 0x2C002C00u;
     const unsigned shifted = u >> 8;
-    f.r[0] = fma_pairs<TX>((u & 0x000F000Fu) | kBase, kOne, o0z.low);
-    f.r[1] = fma_pairs<TX>((u & 0x00F000F0u) | kBase, kSixteenth, o1z.high);
-    f.r[2] = fma_pairs<TX>((shifted & 0x000F000Fu) | kBase, kOne, o0z.low);
-    f.r[3] = fma_pairs<TX>((shifted & 0x00F000F0u) | kBase, kSixteenth, o1z.high);
+    f.r[0] = fma_pairs<TX>(and_or(u, 0x000F000Fu, kBase), kOne, o0z.low);
+    f.r[1] = fma_pairs<TX>(and_or(u, 0x00F000F0u, kBase), kSixteenth, o1z.high);
+    f.r[2] = fma_pairs<TX>(and_or(shifted, 0x000F000Fu, kBase), kOne, o0z.low);
+    f.r[3] = fma_pairs<TX>(and_or(shifted, 0x00F000F0u, kBase), kSixteenth, o1z.high);
   } else {
     constexpr unsigned kBase = 0x43004300u, kOne = 0x3F803F80u;
-    f.r[0] = fma_pairs<TX>((u & 0x000F000Fu) | kBase, kOne, o0z.low);
-    f.r[1] = fma_pairs<TX>(((u >> 4) & 0x000F000Fu) | kBase, kOne, o1z.low);
-    f.r[2] = fma_pairs<TX>(((u >> 8) & 0x000F000Fu) | kBase, kOne, o0z.low);
-    f.r[3] = fma_pairs<TX>(((u >> 12) & 0x000F000Fu) | kBase, kOne, o1z.low);
+    f.r[0] = fma_pairs<TX>(and_or(u, 0x000F000Fu, kBase), kOne, o0z.low);
+    f.r[1] = fma_pairs<TX>(and_or(u >> 4, 0x000F000Fu, kBase), kOne, o1z.low);
+    f.r[2] = fma_pairs<TX>(and_or(u >> 8, 0x000F000Fu, kBase), kOne, o0z.low);
+    f.r[3] = fma_pairs<TX>(and_or(u >> 12, 0x000F000Fu, kBase), kOne, o1z.low);
   }
   return f;
 }

@@ -50,10 +50,10 @@ xgemv_status plan_layout(const xgemv_qweight_info &info, xgemv_qweight_layout &l
       (info.permuted != 0 && info.permuted != 1) ||
       (!int4 && (info.zero_points != 0 || info.permuted != 0)))
     return XGEMV_STATUS_INVALID_QFORMAT;
-  // Each dimension below 2^40 keeps every product below in int64 range.
-  constexpr int64_t kMaxDimension = int64_t(1) << 40;
-  if (info.outputs < 1 || info.inputs < 1 || info.outputs > kMaxDimension ||
-      info.inputs > kMaxDimension)
+  // Outputs below 2^40 keep every size in int64 range; inputs below 2^31 keep the kernels' runs
+  // of inputs in 32 bits.
+  if (info.outputs < 1 || info.inputs < 1 || info.outputs > (int64_t(1) << 40) ||
+      info.inputs > INT32_MAX)
     return XGEMV_STATUS_INVALID_QSHAPE;
   if (int4) {
     const int64_t g = info.group_size;
