@@ -31,13 +31,22 @@ const char *xgemv_status_string(xgemv_status status) {
     case XGEMV_STATUS_WRONG_DEVICE: return "the current device is not the handle's device";
     case XGEMV_STATUS_NOT_SUPPORTED:
       return "not supported: the forced kernel variant does not implement this problem";
-    case XGEMV_STATUS_INVALID_VALUE: return "invalid value (unknown kernel variant name)";
+    case XGEMV_STATUS_INVALID_VALUE:
+      return "invalid value: an unknown kernel variant name, or a conversion argument the "
+             "quantized weight does not take (leading dimension, zero points, permutation)";
     case XGEMV_STATUS_CUDA_ERROR: return "CUDA runtime error (see xgemv_last_cuda_error)";
     case XGEMV_STATUS_INTERNAL_ERROR: return "internal error";
     case XGEMV_STATUS_NO_DEVICE: return "no NVIDIA driver or GPU found";
     case XGEMV_STATUS_INVALID_SPLIT:
       return "invalid split: layout, result, starts array or rank count (xgemv_nccl)";
     case XGEMV_STATUS_NCCL_ERROR: return "NCCL error (see xgemv_nccl_last_error)";
+    case XGEMV_STATUS_INVALID_QFORMAT:
+      return "invalid quantized format: unknown format or data type, or a bad combination";
+    case XGEMV_STATUS_INVALID_QSHAPE:
+      return "invalid quantized shape: outputs or inputs out of range for the format";
+    case XGEMV_STATUS_INVALID_GROUP_SIZE:
+      return "invalid group size: not one the quantized format takes, or not dividing inputs";
+    case XGEMV_STATUS_MISALIGNED: return "misaligned pointer: the call requires a larger alignment";
   }
   return "unknown status";
 }

@@ -155,9 +155,20 @@ XGEMV_API xgemv_status xgemv_qweight_destroy(xgemv_qweight weight);
 XGEMV_API xgemv_status xgemv_qweight_get_info(xgemv_qweight weight, xgemv_qweight_info *info);
 
 /* --- conversions into the storage (device to device, on the handle's stream) ------------------
- * Every input is a device tensor, row-major with the leading dimension given (elements). Code
- * values are taken as stored (a 4-bit code is the low nibble of its byte, values beyond 0..15 are
- * masked), so no input can make a later GEMV read out of bounds. */
+ * Every input is a device tensor, row-major with the leading dimension given (elements), aligned
+ * to its element type. Code values are taken as stored (a 4-bit code is the low nibble of its
+ * byte, values beyond 0..15 are masked), so no input can make a later GEMV read out of bounds.
+ * The packing conversions (xgemv_qweight_pack, _pack_gptq, _pack_awq, _quantize) write every
+ * byte of the storage (layout.bytes): padding codes of v = 0, padding scales 0, padding zero
+ * points 8, the permutation, and zeros between the parts, so that the result does not depend on
+ * what the buffer held before.
+ *
+ * Checks of every conversion, first failure wins: handle NULL (XGEMV_STATUS_INVALID_HANDLE);
+ * weight, or a tensor the call always needs, NULL (NULL_POINTER); then the call's own checks in
+ * the order given with it; then a tensor not aligned to its element type (MISALIGNED); the
+ * current device not the handle's (WRONG_DEVICE); the launches (CUDA_ERROR). A leading dimension
+ * is invalid (INVALID_VALUE) below the minimum given, or where rows x ld would exceed 2^60
+ * elements. */
 
 /* From plain codes: codes[o * ldc + k] one byte per weight (INT4: q in 0..15 in the low nibble;
  * INT8: int8; FP8_E4M3*: the e4m3 bits), ldc >= inputs; scales of info.scale_type: INT4
@@ -165,9 +176,12 @@ XGEMV_API xgemv_status xgemv_qweight_get_info(xgemv_qweight weight, xgemv_qweigh
  * scales[o * lds] (lds >= 1), FP8_E4M3_BLOCK scales[(o / 128) * lds + k / 128]
  * (lds >= ceil(inputs / 128)); zeros (INT4 with zero points, else NULL) uint8
  * zeros[o * ldz + k / group_size] in the low nibble (ldz >= inputs / group_size); permutation
- * (permuted weights, else NULL) int32 P[k] as in the packed layout, a permutation of 0..inputs-1.
- * Statuses: NULL_POINTER, INVALID_VALUE (a leading dimension too small, a zeros or permutation
- * argument that the weight's info does not call for), and those of the launch. */
+ * (permuted weights, else NULL) int32 P[k] as in the packed layout, a permutation of 0..inputs-1
+ * (an entry outside 0..inputs-1 is stored as P[k] = k, so that no GEMV reads outside x; a P that
+ * is not a permutation gives wrong results). Codes, scales, zeros are in the packed input order.
+ * Checks: codes, scales NULL (NULL_POINTER); then INVALID_VALUE for ldc, lds or (zeros given)
+ * ldz out of range, zeros given for a weight without zero points or NULL for one with them, a
+ * permutation given for a weight that is not permuted or NULL for one that is. */
 XGEMV_API xgemv_status xgemv_qweight_pack(xgemv_handle handle, xgemv_qweight weight,
                                           const void *codes, int64_t ldc, const void *scales,
                                           int64_t lds, const uint8_t *zeros, int64_t ldz,
@@ -182,7 +196,11 @@ XGEMV_API xgemv_status xgemv_qweight_pack(xgemv_handle handle, xgemv_qweight wei
  * must be made with info.permuted = 1: its inputs are sorted by group (stably), and each group
  * must hold exactly group_size inputs, as GPTQ's act-order gives (other g_idx values give wrong
  * results, never out-of-bounds accesses). outputs must be a multiple of 8 and inputs of 8
- * (else XGEMV_STATUS_INVALID_QSHAPE). Other statuses as xgemv_qweight_pack. */
+ * (else XGEMV_STATUS_INVALID_QSHAPE). Checks: qweight, scales NULL (NULL_POINTER); then
+ * INVALID_VALUE for qzeros given for a weight without zero points or NULL for one with them, or
+ * zeros_minus_one other than 0 and 1; INVALID_QFORMAT for a weight that is not INT4;
+ * INVALID_QSHAPE as above; INVALID_VALUE for g_idx given for a weight that is not permuted or
+ * NULL for one that is. */
 XGEMV_API xgemv_status xgemv_qweight_pack_gptq(xgemv_handle handle, xgemv_qweight weight,
                                                const int32_t *qweight, const int32_t *qzeros,
                                                const void *scales, const int32_t *g_idx,
@@ -191,29 +209,36 @@ XGEMV_API xgemv_status xgemv_qweight_pack_gptq(xgemv_handle handle, xgemv_qweigh
 /* From an AWQ checkpoint (INT4 with zero points; GEMM packing): qweight int32 [inputs][outputs/8],
  * nibble i of qweight[k][m] the code of input k of output 8 m + order[i], order = {0, 2, 4, 6, 1,
  * 3, 5, 7}; qzeros int32 [groups][outputs / 8] with the same nibble order; scales
- * [groups][outputs] of info.scale_type. outputs must be a multiple of 8. Statuses as
- * xgemv_qweight_pack_gptq. */
+ * [groups][outputs] of info.scale_type. outputs must be a multiple of 8. Checks: qweight, qzeros,
+ * scales NULL (NULL_POINTER); then INVALID_QFORMAT for a weight that is not INT4 with zero
+ * points; INVALID_QSHAPE for outputs not a multiple of 8; INVALID_VALUE for a permuted weight
+ * (AWQ gives no permutation). */
 XGEMV_API xgemv_status xgemv_qweight_pack_awq(xgemv_handle handle, xgemv_qweight weight,
                                               const int32_t *qweight, const int32_t *qzeros,
                                               const void *scales);
 
 /* Quantizes dense weights (row-major [outputs][ldw] of info.activation_type, ldw >= inputs) by
  * round to nearest (ties to even), with scales rounded to info.scale_type first and the codes
- * computed with the rounded scale:
+ * computed with the rounded scale (every quotient in fp32, rounded to nearest even):
  *   INT4 symmetric: s = max|w| / 7 per group, q = clamp(rint(w / s), -8, 7) + 8;
  *   INT4 with zero points: s = (max w - min w) / 15 per group (both over the group and 0),
  *     z = clamp(rint(-min / s), 0, 15), q = clamp(rint(w / s) + z, 0, 15);
  *   INT8: s = max|w| / 127 per output, q = clamp(rint(w / s), -127, 127);
  *   FP8_E4M3: s = max|w| / 448 per output, FP8_E4M3_BLOCK: per 128 x 128 block, q = e4m3(w / s)
  *     rounded to nearest even, saturated to +-448.
- * A group whose scale is 0 (all weights 0) gets codes of v = 0. Not for permuted weights
- * (XGEMV_STATUS_INVALID_VALUE). Statuses as xgemv_qweight_pack. */
+ * A group (output, block) whose scale, rounded to scale_type, is 0 (all weights 0, or too small
+ * for scale_type) gets codes of v = 0, and with zero points z = 8 (q = 8). Deterministic: the
+ * same weights give the same bits. Not for permuted weights. Checks: weights NULL
+ * (NULL_POINTER); then INVALID_VALUE for ldw out of range or a permuted weight. */
 XGEMV_API xgemv_status xgemv_qweight_quantize(xgemv_handle handle, xgemv_qweight weight,
                                               const void *weights, int64_t ldw);
 
-/* Writes the weight's values w (as defined above, in the original input order) as a dense
- * row-major [outputs][ldw] matrix of out_type (XGEMV_R_32F: w rounded to fp32, exact for 16-bit
- * scales; 16-bit types: that fp32 value rounded to nearest even). ldw >= inputs. */
+/* Writes the weight's values w (as defined above, in the original input order: out[o][P[k]] is
+ * packed input k) as a dense row-major [outputs][ldw] matrix of out_type (XGEMV_R_32F: w = v * s
+ * rounded to fp32, exact for 16-bit scales; 16-bit types: that fp32 value rounded to nearest
+ * even). ldw >= inputs; columns inputs..ldw-1 are not written. Checks: out NULL (NULL_POINTER);
+ * then INVALID_VALUE for ldw out of range; INVALID_QFORMAT for an out_type other than
+ * XGEMV_R_32F, _16F, _16BF. */
 XGEMV_API xgemv_status xgemv_qweight_dequantize(xgemv_handle handle, xgemv_qweight weight,
                                                 void *out, int64_t ldw, xgemv_datatype out_type);
 
