@@ -1,14 +1,14 @@
 #include "quant_reference.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 namespace xgemv_test::quant {
 namespace {
@@ -297,12 +297,15 @@ LayoutSizes expected_layout_sizes(const xgemv_qweight_info &info) {
 
 // --- a weight in plain form ------------------------------------------------------------------
 
-float PlainWeight::scale(int64_t o, int64_t k) const {
-  return scales[(o / outputs_per_scale(info)) * scale_columns(info) + k / inputs_per_scale(info)];
+size_t PlainWeight::scale_index(int64_t o, int64_t k) const {
+  return size_t((o / outputs_per_scale(info)) * scale_columns(info) + k / inputs_per_scale(info));
 }
-
+size_t PlainWeight::zero_point_index(int64_t o, int64_t k) const {
+  return size_t(o * zero_point_columns(info) + k / info.group_size);
+}
+float PlainWeight::scale(int64_t o, int64_t k) const { return scales[scale_index(o, k)]; }
 int PlainWeight::zero_point(int64_t o, int64_t k) const {
-  return zeros[o * zero_point_columns(info) + k / info.group_size] & 0xF;
+  return zeros[zero_point_index(o, k)] & 0xF;
 }
 
 double PlainWeight::code_value(int64_t o, int64_t k) const {

@@ -5,11 +5,11 @@
 // for their host conversions), shared by the tests and the benchmark.
 #pragma once
 
-#include <xgemv/xgemv_quant.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <xgemv/xgemv_quant.h>
 
 #include "random_data.hpp"
 #include "reference_gemv.hpp"
@@ -76,9 +76,12 @@ struct PlainWeight {
   std::vector<uint8_t> zeros;
   std::vector<int32_t> permutation;
 
-  // The scale and (INT4 with zero points) zero point of weight (o, k), k packed.
+  // The scale and (INT4 with zero points) zero point of weight (o, k), k packed, and where they
+  // lie in `scales` and `zeros`.
   float scale(int64_t o, int64_t k) const;
   int zero_point(int64_t o, int64_t k) const;
+  size_t scale_index(int64_t o, int64_t k) const;
+  size_t zero_point_index(int64_t o, int64_t k) const;
   // v of weight (o, k): q - 8, q - z, the int8 q, or the e4m3 value of q.
   double code_value(int64_t o, int64_t k) const;
 };

@@ -2,11 +2,11 @@
 // each, and a weight handle that destroys itself.
 #pragma once
 
-#include <xgemv/xgemv_quant.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <xgemv/xgemv_quant.h>
 
 #include "support/quant_reference.hpp"
 

@@ -4,12 +4,6 @@
 // positions worked out by hand from the header's text, and the reader as its inverse, padding
 // included; GPTQ and AWQ tensors, by hand and as round trips; the quantizer on examples worked
 // out by hand and within half a step on random weights; the fp64 GEMV.
-#include "support/quant_reference.hpp"
-
-#include <cuda_fp8.h>
-#include <gtest/gtest.h>
-#include <xgemv/xgemv_quant.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -17,7 +11,12 @@
 #include <string>
 #include <vector>
 
+#include <cuda_fp8.h>
+#include <gtest/gtest.h>
+#include <xgemv/xgemv_quant.h>
+
 #include "quant_formats.hpp"
+#include "support/quant_reference.hpp"
 
 namespace xgemv_test::quant {
 namespace {

@@ -3,14 +3,14 @@
 // documented order, and xgemv_qweight_create / _destroy / _get_info: the same checks, then the
 // storage pointer (NULL, misaligned), and the info kept as given. Nothing is read from a
 // storage, so the storage pointers here are addresses no allocation holds.
-#include <gtest/gtest.h>
-#include <xgemv/xgemv_quant.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <xgemv/xgemv_quant.h>
 
 #include "quant_formats.hpp"
 #include "support/quant_reference.hpp"
