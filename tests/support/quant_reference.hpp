@@ -172,7 +172,8 @@ PlainWeight quantize(const std::vector<float> &weights, const xgemv_qweight_info
 
 // Equality of two plain weights as the quantizer's contract defines it: scales bit for bit; codes
 // and zero points bit for bit, except in groups whose scale is 0, where every code only has to
-// encode v = 0. A description of the first differences, empty when none.
+// encode v = 0, and for the two e4m3 zeros (+0 and -0, both v = 0). A description of the first
+// differences, empty when none.
 std::string quantized_differences(const PlainWeight &got, const PlainWeight &want);
 
 // --- the GEMV --------------------------------------------------------------------------------

@@ -443,8 +443,8 @@ TEST(Quantizer, ExamplesWorkedOutByHand) {
 
 // A group of all-zero weights has scale 0 and codes of v = 0; the comparison of quantized
 // weights accepts any code of v = 0 there (the header leaves the zero point of such a group
-// open), and nothing else.
-TEST(Quantizer, AllZeroGroupsAndTheirComparison) {
+// open) and either e4m3 zero anywhere, and nothing else.
+TEST(Quantizer, AllZeroGroupsAndTheCodesOfVZero) {
   const xgemv_qweight_info info = {XGEMV_QFORMAT_INT4, XGEMV_R_16F, XGEMV_R_16F, 2, 64, 32, 1, 0};
   std::vector<float> weights(128, 0.0f);
   for (int k = 32; k < 64; ++k) weights[size_t(k)] = float(k - 40) / 8;
@@ -464,6 +464,12 @@ TEST(Quantizer, AllZeroGroupsAndTheirComparison) {
   PlainWeight other_code = q;
   other_code.codes[40] ^= 1;
   EXPECT_NE(quantized_differences(other_code, q), "");
+  // The e4m3 zeros: +0 and -0 are both v = 0.
+  const xgemv_qweight_info fp8 = {XGEMV_QFORMAT_FP8_E4M3, XGEMV_R_16F, XGEMV_R_16F, 1, 3, 0, 0, 0};
+  const PlainWeight e4m3 = quantize({-1, 0, 1}, fp8);
+  PlainWeight negative_zero = e4m3;
+  negative_zero.codes[1] = 0x80;
+  EXPECT_EQ(quantized_differences(negative_zero, e4m3), "");
   PlainWeight other_scale = q;
   other_scale.scales[1] = -other_scale.scales[1];
   EXPECT_NE(quantized_differences(other_scale, q), "");
