@@ -120,6 +120,30 @@ template cublasStatus_t cublas_gemm<__nv_bfloat16>(cublasHandle_t, const GemvSha
                                                    const __nv_bfloat16 *, const __nv_bfloat16 *,
                                                    float, __nv_bfloat16 *);
 
+cublasStatus_t cublas_gemm_t_compute_32f(cublasHandle_t handle, int64_t n, int64_t nrhs, int64_t k,
+                                         float alpha, const void *a, cudaDataType_t ab_type,
+                                         int64_t lda, const void *x, int64_t ldx, float beta,
+                                         void *y, cudaDataType_t y_type, int64_t ldy) {
+  const int n_int = to_int(n), nrhs_int = to_int(nrhs), k_int = to_int(k);
+  const int lda_int = to_int(lda), ldx_int = to_int(ldx), ldy_int = to_int(ldy);
+  if (const cublasStatus_t status = cublasSetPointerMode_v2(handle, CUBLAS_POINTER_MODE_HOST);
+      status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+  if (const cublasStatus_t status = cublasGetMathMode(handle, &mode);
+      status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  if (const cublasStatus_t status = cublasSetMathMode(
+          handle, cublasMath_t(mode | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+      status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  const cublasStatus_t status = cublasGemmEx(
+      handle, CUBLAS_OP_T, CUBLAS_OP_N, n_int, nrhs_int, k_int, &alpha, a, ab_type, lda_int, x,
+      ab_type, ldx_int, &beta, y, y_type, ldy_int, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cublasSetMathMode(handle, mode);
+  return status;
+}
+
 std::string cublas_library_path() {
   return library_defining(reinterpret_cast<const void *>(&cublasSgemv_v2));
 }

@@ -1,4 +1,5 @@
-// Status strings and argument positions (the few-right-hand-side ones too), version, handle
+// Status strings (the quantized-weight ones too) and argument positions (the few-right-hand-side
+// ones too), version, handle
 // functions given NULL, the text of the last CUDA error, and xgemv_create on a machine without a
 // CUDA device.
 #include <cstring>
@@ -21,6 +22,8 @@ constexpr xgemv_status kAllStatuses[] = {
     XGEMV_STATUS_INVALID_POINTER,  XGEMV_STATUS_WRONG_DEVICE,         XGEMV_STATUS_NOT_SUPPORTED,
     XGEMV_STATUS_INVALID_VALUE,    XGEMV_STATUS_CUDA_ERROR,           XGEMV_STATUS_INTERNAL_ERROR,
     XGEMV_STATUS_NO_DEVICE,        XGEMV_STATUS_INVALID_SPLIT,        XGEMV_STATUS_NCCL_ERROR,
+    XGEMV_STATUS_INVALID_QFORMAT,  XGEMV_STATUS_INVALID_QSHAPE,       XGEMV_STATUS_INVALID_GROUP_SIZE,
+    XGEMV_STATUS_MISALIGNED,
 };
 
 TEST(Status, EveryStatusHasItsOwnDescription) {
@@ -46,7 +49,8 @@ TEST(Status, ArgumentErrorsNameTheirReferenceBlasPosition) {
   for (xgemv_status status :
        {XGEMV_STATUS_SUCCESS, XGEMV_STATUS_INVALID_HANDLE, XGEMV_STATUS_INVALID_BATCH,
         XGEMV_STATUS_NULL_POINTER, XGEMV_STATUS_CUDA_ERROR, XGEMV_STATUS_NO_DEVICE,
-        XGEMV_STATUS_NOT_SUPPORTED, static_cast<xgemv_status>(28)})
+        XGEMV_STATUS_NOT_SUPPORTED, XGEMV_STATUS_INVALID_QFORMAT, XGEMV_STATUS_INVALID_QSHAPE,
+        XGEMV_STATUS_INVALID_GROUP_SIZE, XGEMV_STATUS_MISALIGNED, static_cast<xgemv_status>(28)})
     EXPECT_EQ(xgemv_status_argument(status), 0) << status;
 }
 

@@ -1,8 +1,8 @@
-# A shared library exports exactly the functions its public header declares (all xgemv_*),
+# A shared library exports exactly the functions its public headers declare (all xgemv_*),
 # carries its SONAME, and does not depend on cuBLAS; with NEEDED (a regex), it depends on a
-# library matching it. MIN_DECLARATIONS (default 20, libxgemv's) guards against a header the
-# declaration pattern no longer reads.
-# Usage: cmake -DLIBRARY=<libxgemv.so> -DHEADER=<xgemv.h> -DSONAME=<libxgemv.so.N>
+# library matching it. HEADER is one header or a list of them. MIN_DECLARATIONS (default 20,
+# libxgemv's) guards against a header the declaration pattern no longer reads.
+# Usage: cmake -DLIBRARY=<libxgemv.so> -DHEADER=<xgemv.h>[;<more.h>] -DSONAME=<libxgemv.so.N>
 #              [-DMIN_DECLARATIONS=N] [-DNEEDED=<regex>] -DNM=<nm> -DOBJDUMP=<objdump>
 #              -P check_exports.cmake
 foreach(var LIBRARY HEADER SONAME NM OBJDUMP)
@@ -18,8 +18,13 @@ include(${CMAKE_CURRENT_LIST_DIR}/../../support/dynamic_symbols.cmake)
 xgemv_defined_dynamic_symbols(${NM} ${LIBRARY} exported)
 list(SORT exported)
 
-file(READ ${HEADER} header_text)
-string(REGEX MATCHALL "XGEMV_API[^(]*[ *](xgemv_[a-z0-9_]+)\\(" declarations "${header_text}")
+set(declarations "")
+foreach(header IN LISTS HEADER)
+  file(READ ${header} header_text)
+  string(REGEX MATCHALL "XGEMV_API[^(]*[ *](xgemv_[a-z0-9_]+)\\(" header_declarations
+    "${header_text}")
+  list(APPEND declarations ${header_declarations})
+endforeach()
 set(declared "")
 foreach(declaration IN LISTS declarations)
   string(REGEX MATCH "(xgemv_[a-z0-9_]+)\\($" name "${declaration}")
@@ -36,10 +41,10 @@ if(declared_count LESS MIN_DECLARATIONS)
   message(FATAL_ERROR "found only ${declared_count} declarations in ${HEADER}: ${declared}")
 endif()
 if(unexpected)
-  message(FATAL_ERROR "exported beyond the public header: ${unexpected}")
+  message(FATAL_ERROR "exported beyond the public headers: ${unexpected}")
 endif()
 if(missing)
-  message(FATAL_ERROR "declared in the header but not exported: ${missing}")
+  message(FATAL_ERROR "declared in the headers but not exported: ${missing}")
 endif()
 
 execute_process(COMMAND ${OBJDUMP} -p ${LIBRARY}

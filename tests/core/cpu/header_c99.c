@@ -1,6 +1,6 @@
-/* The public header as a C99 program sees it (built with -std=c99 -Wall -Wextra -Werror): every
- * declaration usable, and a tiny run through the library. */
-#include <xgemv/xgemv.h>
+/* The public headers as a C99 program sees them (built with -std=c99 -Wall -Wextra -Werror):
+ * every declaration usable, and a tiny run through the library. xgemv_quant.h includes xgemv.h. */
+#include <xgemv/xgemv_quant.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +41,17 @@ int main(void) {
       (any_function)xgemv_kernel_variant_name,
       (any_function)xgemv_set_kernel_variant,
       (any_function)xgemv_get_last_kernel_variant,
+      (any_function)xgemv_qweight_get_layout,
+      (any_function)xgemv_qweight_create,
+      (any_function)xgemv_qweight_destroy,
+      (any_function)xgemv_qweight_get_info,
+      (any_function)xgemv_qweight_pack,
+      (any_function)xgemv_qweight_pack_gptq,
+      (any_function)xgemv_qweight_pack_awq,
+      (any_function)xgemv_qweight_quantize,
+      (any_function)xgemv_qweight_dequantize,
+      (any_function)xgemv_qgemv,
+      (any_function)xgemv_qgemv_nrhs,
   };
   char expected_version[32];
   const float one = 1.0f;
@@ -52,6 +63,11 @@ int main(void) {
   const xgemv_bfloat16 *bf16_data = NULL;
   xgemv_handle handle = NULL;
   xgemv_pointer_mode mode = XGEMV_POINTER_MODE_DEVICE;
+  /* The header's own example of a weight's info; storage at an address never read. */
+  xgemv_qweight_info info = {XGEMV_QFORMAT_INT4, XGEMV_R_16BF, XGEMV_R_16F, 32, 256, 128, 1, 0};
+  xgemv_qweight_layout layout;
+  xgemv_qweight weight = NULL;
+  void *storage = (void *)(uintptr_t)0x100000;
   size_t i;
 
   for (i = 0; i < sizeof entry_points / sizeof entry_points[0]; ++i)
@@ -83,6 +99,19 @@ int main(void) {
       XGEMV_STATUS_INVALID_HANDLE)
     return 11;
   if (xgemv_get_batch_invariant(handle, &enabled) != XGEMV_STATUS_INVALID_HANDLE) return 12;
+  /* Quantized weights: 2 tiles x 4 k-blocks of 512 bytes of codes; the GEMV's own checks (ldx 8)
+   * before the handle's. */
+  if (xgemv_qweight_get_layout(&info, &layout) != XGEMV_STATUS_SUCCESS ||
+      layout.codes_bytes != 4096 || layout.row_tiles != 2)
+    return 13;
+  if (xgemv_qweight_create(&weight, &info, storage) != XGEMV_STATUS_SUCCESS) return 14;
+  if (xgemv_qgemv_nrhs(handle, &one, weight, NULL, 255, &one, NULL, 32, XGEMV_R_32F, 1) !=
+      XGEMV_STATUS_INVALID_LDX)
+    return 15;
+  if (xgemv_qgemv(handle, &one, weight, NULL, &one, NULL, XGEMV_R_16BF) !=
+      XGEMV_STATUS_INVALID_HANDLE)
+    return 16;
+  if (xgemv_qweight_destroy(weight) != XGEMV_STATUS_SUCCESS) return 17;
   printf("C99: xgemv %s, %s\n", xgemv_version_string(),
          xgemv_status_string(XGEMV_STATUS_INVALID_TRANS));
   return 0;
