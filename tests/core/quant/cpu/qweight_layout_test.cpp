@@ -177,19 +177,24 @@ TEST(QweightLayout, LayoutsWorkedOutByHand) {
   }
 }
 
-// The only limit on the shape is the storage's size (2^62 bytes): shapes whose storage is far
-// below it are valid however long one side is.
-TEST(QweightLayout, ShapesAreLimitedByTheStorageSizeOnly) {
+// outputs 1 .. 2^40 and inputs 1 .. 2^31 - 1, as the header gives them; past either end the
+// shape is refused.
+TEST(QweightLayout, ShapesAreLimitedToTheirRanges) {
   struct Shape {
     const char *what;
     xgemv_qformat format;
     int64_t outputs, inputs;
+    xgemv_status expected;
   };
   const Shape kShapes[] = {
       {"2^30 x 2^30 INT8: 2^60 bytes of codes", XGEMV_QFORMAT_INT8, int64_t{1} << 30,
-       int64_t{1} << 30},
-      {"1 x 2^42 INT8: 2^46 bytes of codes", XGEMV_QFORMAT_INT8, 1, int64_t{1} << 42},
-      {"2^41 x 1 FP8_E4M3: 2^46 bytes of codes", XGEMV_QFORMAT_FP8_E4M3, int64_t{1} << 41, 1},
+       int64_t{1} << 30, XGEMV_STATUS_SUCCESS},
+      {"1 x (2^31 - 1) INT8", XGEMV_QFORMAT_INT8, 1, (int64_t{1} << 31) - 1,
+       XGEMV_STATUS_SUCCESS},
+      {"2^40 x 1 FP8_E4M3", XGEMV_QFORMAT_FP8_E4M3, int64_t{1} << 40, 1, XGEMV_STATUS_SUCCESS},
+      {"1 x 2^31 INT8", XGEMV_QFORMAT_INT8, 1, int64_t{1} << 31, XGEMV_STATUS_INVALID_QSHAPE},
+      {"(2^40 + 1) x 1 FP8_E4M3", XGEMV_QFORMAT_FP8_E4M3, (int64_t{1} << 40) + 1, 1,
+       XGEMV_STATUS_INVALID_QSHAPE},
   };
   for (const Shape &s : kShapes) {
     SCOPED_TRACE(s.what);
@@ -197,7 +202,7 @@ TEST(QweightLayout, ShapesAreLimitedByTheStorageSizeOnly) {
                                      s.inputs, 0,           0,           0};
     xgemv_qweight_layout layout;
     const xgemv_status status = xgemv_qweight_get_layout(&info, &layout);
-    EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
+    EXPECT_EQ(status, s.expected);
     if (status == XGEMV_STATUS_SUCCESS) {
       EXPECT_TRUE(layout_follows_the_header(info, layout));
     }
