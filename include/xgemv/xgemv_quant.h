@@ -179,9 +179,9 @@ XGEMV_API xgemv_status xgemv_qweight_get_info(xgemv_qweight weight, xgemv_qweigh
  * (permuted weights, else NULL) int32 P[k] as in the packed layout, a permutation of 0..inputs-1
  * (an entry outside 0..inputs-1 is stored as P[k] = k, so that no GEMV reads outside x; a P that
  * is not a permutation gives wrong results). Codes, scales, zeros are in the packed input order.
- * Checks: codes, scales NULL (NULL_POINTER); then INVALID_VALUE for ldc, lds or (zeros given)
- * ldz out of range, zeros given for a weight without zero points or NULL for one with them, a
- * permutation given for a weight that is not permuted or NULL for one that is. */
+ * Checks: codes, scales, and the zeros or permutation the weight has, NULL (NULL_POINTER);
+ * then INVALID_VALUE for ldc, lds or (zeros given) ldz out of range, zeros given for a weight
+ * without zero points, a permutation given for a weight that is not permuted. */
 XGEMV_API xgemv_status xgemv_qweight_pack(xgemv_handle handle, xgemv_qweight weight,
                                           const void *codes, int64_t ldc, const void *scales,
                                           int64_t lds, const uint8_t *zeros, int64_t ldz,
@@ -196,11 +196,11 @@ XGEMV_API xgemv_status xgemv_qweight_pack(xgemv_handle handle, xgemv_qweight wei
  * must be made with info.permuted = 1: its inputs are sorted by group (stably), and each group
  * must hold exactly group_size inputs, as GPTQ's act-order gives (other g_idx values give wrong
  * results, never out-of-bounds accesses). outputs must be a multiple of 8 and inputs of 8
- * (else XGEMV_STATUS_INVALID_QSHAPE). Checks: qweight, scales NULL (NULL_POINTER); then
- * INVALID_VALUE for qzeros given for a weight without zero points or NULL for one with them, or
- * zeros_minus_one other than 0 and 1; INVALID_QFORMAT for a weight that is not INT4;
- * INVALID_QSHAPE as above; INVALID_VALUE for g_idx given for a weight that is not permuted or
- * NULL for one that is. */
+ * (else XGEMV_STATUS_INVALID_QSHAPE). Checks: qweight, scales, and qzeros for a weight with
+ * zero points or g_idx for a permuted one, NULL (NULL_POINTER); then INVALID_VALUE for qzeros
+ * given for a weight without zero points, or zeros_minus_one other than 0 and 1; INVALID_QFORMAT
+ * for a weight that is not INT4; INVALID_QSHAPE as above; INVALID_VALUE for g_idx given for a
+ * weight that is not permuted. */
 XGEMV_API xgemv_status xgemv_qweight_pack_gptq(xgemv_handle handle, xgemv_qweight weight,
                                                const int32_t *qweight, const int32_t *qzeros,
                                                const void *scales, const int32_t *g_idx,

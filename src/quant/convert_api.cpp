@@ -70,6 +70,9 @@ xgemv_status xgemv_qweight_pack(xgemv_handle handle, xgemv_qweight weight, const
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
   if (weight == nullptr || codes == nullptr || scales == nullptr) return XGEMV_STATUS_NULL_POINTER;
   const xgemv_qweight_info &info = weight->info;
+  // A part the weight has needs its tensor; one it does not have takes none.
+  if ((info.zero_points != 0 && zeros == nullptr) || (info.permuted != 0 && permutation == nullptr))
+    return XGEMV_STATUS_NULL_POINTER;
   if (!leading_dimension_ok(ldc, info.inputs, info.outputs) ||
       !leading_dimension_ok(lds, plain_scale_columns(info), plain_scale_rows(info)) ||
       (zeros != nullptr) != (info.zero_points != 0) ||
@@ -93,6 +96,8 @@ xgemv_status xgemv_qweight_pack_gptq(xgemv_handle handle, xgemv_qweight weight,
   if (weight == nullptr || qweight == nullptr || scales == nullptr)
     return XGEMV_STATUS_NULL_POINTER;
   const xgemv_qweight_info &info = weight->info;
+  if ((info.zero_points != 0 && qzeros == nullptr) || (info.permuted != 0 && g_idx == nullptr))
+    return XGEMV_STATUS_NULL_POINTER;
   if ((qzeros != nullptr) != (info.zero_points != 0) ||
       (zeros_minus_one != 0 && zeros_minus_one != 1))
     return XGEMV_STATUS_INVALID_VALUE;
