@@ -1,8 +1,8 @@
-// What the shape bench (device_bench.cu) and the decode bench (decode_bench.cu) share on the
-// device: error checks, element conversions, the operand fill, the fp64 reference GEMV, the
-// stream-read ceiling kernel, device buffers, the library calls, and the session (device, stream,
-// handles on it, timing events). Everything is TU-local (an anonymous namespace): each of the two
-// CUDA files compiles its own copy of the kernels.
+// What xgemv-bench (device_bench.cu: shape cases, decode steps) and xgemv-nccl-bench (a rank of
+// nccl/nccl_bench.cu) share on the device: error checks, element conversions, the operand fill,
+// the fp64 reference GEMV, the stream-read ceiling kernel, device buffers, the library calls, graph
+// capture, and the session (device, stream, handles on it, timing events, the timed repetitions).
+// Everything is TU-local (an anonymous namespace): each CUDA file compiles its own copy.
 #pragma once
 
 #include <cublas_v2.h>
@@ -14,16 +14,18 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "lib/case.hpp"
 #include "lib/options.hpp"
 #include "lib/random_values.hpp"
-#include "lib/report.hpp"
+#include "lib/record.hpp"
 #include "support/check_cuda.hpp"
 #include "support/element_types.hpp"
 #include "support/gemv_layout.hpp"
@@ -45,6 +47,18 @@ template <class T>
 using Scalar = xgemv_test::ScalarOf<T>;
 using xgemv_test::from_double;
 using xgemv_test::to_double;
+
+// Calls f with a value of the element type of `dtype`.
+template <class F>
+decltype(auto) with_element_type(Dtype dtype, F&& f) {
+  switch (dtype) {
+    case Dtype::fp32: return f(float{});
+    case Dtype::fp64: return f(double{});
+    case Dtype::fp16: return f(__half{});
+    case Dtype::bf16: return f(__nv_bfloat16{});
+  }
+  throw std::logic_error("unknown dtype");
+}
 
 template <class T>
 __global__ void fill_random(T* data, int64_t count, uint64_t seed) {
@@ -326,8 +340,42 @@ std::string device_unavailable(int ordinal) {
   return "";
 }
 
+int kernel_nodes(cudaGraph_t graph) {
+  size_t count = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  std::vector<cudaGraphNode_t> nodes(count);
+  check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  int kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    kernels += type == cudaGraphNodeTypeKernel;
+  }
+  return kernels;
+}
+
+// A captured graph, instantiated and uploaded, with its kernel nodes; or why there is none (a call
+// refused during the capture, or the capture failed).
+struct Graph {
+  cudaGraphExec_t exec = nullptr;
+  int kernels = 0;
+  std::string error;
+
+  Graph() = default;
+  Graph(Graph&& other) noexcept { *this = std::move(other); }
+  Graph& operator=(Graph&& other) noexcept {
+    std::swap(exec, other.exec);
+    kernels = other.kernels;
+    error = std::move(other.error);
+    return *this;
+  }
+  ~Graph() {
+    if (exec) cudaGraphExecDestroy(exec);  // a destructor cannot report
+  }
+};
+
 // The device, a non-blocking stream, xgemv's and cuBLAS's handles on it and a pair of timing
-// events: the base of both benches.
+// events: the base of every bench.
 class DeviceSession {
  protected:
   explicit DeviceSession(int ordinal) : ordinal_(ordinal) {
@@ -404,6 +452,80 @@ class DeviceSession {
         static_cast<const uint4*>(data), vectors, sink_.as<unsigned>());
     const cudaError_t error = cudaGetLastError();
     return error == cudaSuccess ? std::string() : std::string(cudaGetErrorString(error));
+  }
+
+  // Y_ref of one GEMV (every column), fp64, computed on the device into p.y_ref.
+  template <class T>
+  std::vector<double> reference(const ReferenceArguments<T>& p) {
+    const int64_t outputs = (p.transposed ? p.n : p.m) * p.nrhs;
+    if (outputs == 0) return {};
+    reference_gemv<T><<<static_cast<unsigned>((outputs * 32 + 255) / 256), 256, 0,
+                        handles_.stream>>>(p);
+    check_cuda(cudaGetLastError(), "reference_gemv");
+    return copy_to_host<double>(p.y_ref, outputs, "reference");
+  }
+
+  // `count` elements from the device once the stream's work is done (a fault in it surfaces here).
+  template <class T>
+  std::vector<T> copy_to_host(const void* data, int64_t count, const char* what) {
+    std::vector<T> values(static_cast<size_t>(count));
+    check_cuda(cudaMemcpyAsync(values.data(), data, values.size() * sizeof(T),
+                               cudaMemcpyDeviceToHost, handles_.stream),
+               "copy to host");
+    check_cuda(cudaStreamSynchronize(handles_.stream), what);
+    return values;
+  }
+
+  // Captures enqueue()'s launches on the stream into a graph.
+  Graph capture(const std::function<std::string()>& enqueue) {
+    Graph graph;
+    check_cuda(cudaStreamBeginCapture(handles_.stream, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+    graph.error = enqueue();
+    cudaGraph_t captured = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(handles_.stream, &captured);
+    if (ended != cudaSuccess && graph.error.empty())
+      graph.error = std::string("stream capture: ") + cudaGetErrorString(ended);
+    if (graph.error.empty()) {
+      graph.kernels = kernel_nodes(captured);
+      if (const cudaError_t error = cudaGraphInstantiate(&graph.exec, captured, 0);
+          error != cudaSuccess) {
+        graph.exec = nullptr;
+        graph.error = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(error);
+      }
+    }
+    if (captured) check_cuda(cudaGraphDestroy(captured), "cudaGraphDestroy");
+    if (!graph.error.empty()) {
+      static_cast<void>(cudaGetLastError());  // the failure is the capture's, not a later call's
+      return graph;
+    }
+    check_cuda(cudaGraphUpload(graph.exec, handles_.stream), "cudaGraphUpload");
+    return graph;
+  }
+
+  // Repetitions on the stream: prepare(i) before each, untimed, then body() between two events;
+  // the microseconds per call (`calls` per repetition) of those after `warmup` go into `us`.
+  // Stops at the first error either returns.
+  std::string time_repetitions(int warmup, int repetitions, int calls,
+                               const std::function<std::string(int)>& prepare,
+                               const std::function<std::string()>& body, std::vector<double>& us) {
+    for (int repetition = 0; repetition < warmup + repetitions; ++repetition) {
+      if (std::string error = prepare(repetition); !error.empty()) return error;
+      check_cuda(cudaEventRecord(start_, handles_.stream), "cudaEventRecord");
+      if (std::string error = body(); !error.empty()) return error;
+      check_cuda(cudaEventRecord(stop_, handles_.stream), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(stop_), "a timed repetition");
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+      if (repetition >= warmup) us.push_back(1e3 * ms / calls);
+    }
+    return "";
+  }
+
+  // Replays the graph on the stream: a body for time_repetitions().
+  std::string launch(const Graph& graph) {
+    check_cuda(cudaGraphLaunch(graph.exec, handles_.stream), "cudaGraphLaunch");
+    return "";
   }
 
   int ordinal_;

@@ -97,16 +97,16 @@ std::vector<double> HostBench::reference(const Case& c) const {
                                     c.beta, y_initial_.as<double>());
 }
 
-Measurement HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,
+Record HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,
                                     const Options& options) {
   return c.dtype == Dtype::fp32 ? run_typed<float>(c, y_ref, options)
                                 : run_typed<double>(c, y_ref, options);
 }
 
 template <class T>
-Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref,
-                                 const Options& options) {
-  Measurement row(c, "openblas", openblas_function<T>(), "host");
+Record HostBench::run_typed(const Case& c, const std::vector<double>& y_ref,
+                            const Options& options) {
+  Record row = case_record(c, "openblas", openblas_function<T>(), "host");
   if (std::max({c.m, c.n, std::abs(c.incx), std::abs(c.incy)}) >
       std::numeric_limits<blasint>::max()) {
     row.status = "skipped: a size or increment exceeds OpenBLAS's integer";
@@ -120,13 +120,8 @@ Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref
   else std::copy(y_initial_.as<T>(), y_initial_.as<T>() + y_span, y);
 
   call_openblas(c, pool_.as<T>(), x_.as<T>(), y);
-  const CheckResult check = compare_to_reference(c, gather_vector(y, c.y_length(), c.incy), y_ref);
-  row.max_error = check.max_error;
-  row.tolerance = check.tolerance;
-  if (!check.passed) {
-    row.status = "check failed";
-    return row;
-  }
+  row.add_check("", compare_to_reference(c, gather_vector(y, c.y_length(), c.incy), y_ref));
+  if (row.failed()) return row;
 
   const TimingPlan plan = plan_timing(c.bytes(), options.quick);
   std::vector<double> per_call_us;
@@ -143,8 +138,7 @@ Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref
   }
   row.copies = layout.copies;
   row.calls_per_batch = plan.calls_per_batch;
-  row.batches = plan.batches;
-  row.us = median(per_call_us);
+  row.set_times(per_call_us);
   return row;
 }
 

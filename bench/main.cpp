@@ -1,19 +1,17 @@
 // xgemv-bench: xgemv beside cuBLAS (same buffers, same run) and OpenBLAS (host copies), each
-// shape with its stream-read ceiling; or whole decode steps as CUDA graphs (--suite decode,
-// decode_suite.cpp). See bench/README.md.
+// shape with its stream-read ceiling; or whole decode steps as CUDA graphs (--suite decode). See
+// bench/README.md.
 #include <xgemv/xgemv.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "decode_suite.hpp"
 #include "device_bench.hpp"
 #include "host_bench.hpp"
+#include "lib/decode.hpp"
 #include "lib/options.hpp"
 #include "lib/report.hpp"
 #include "lib/suites.hpp"
@@ -33,46 +31,91 @@ std::string comma_separated(const std::vector<std::string>& names) {
   return text;
 }
 
-void list_cases(const std::vector<Case>& cases) {
-  for (const Case& c : cases)
-    std::cout << c.suite << ' ' << c.label() << "  (" << c.bytes() << " bytes)\n";
-  std::cout << cases.size() << " cases\n";
-}
-
-void write_files(const std::string& out_dir, const RunInfo& info,
-                 const std::vector<Measurement>& rows) {
-  std::filesystem::create_directories(out_dir);
-  const std::filesystem::path dir(out_dir);
-  std::ofstream csv(dir / "results.csv");
-  write_csv(csv, info, rows);
-  std::ofstream(dir / "results.json") << to_json(info, rows).dump(1) << '\n';
-  std::ofstream markdown(dir / "summary.md");
-  write_markdown(markdown, info, rows);
-  std::cout << "wrote " << (dir / "results.csv").string() << ", results.json, summary.md\n";
-}
-
-// The facts of the run that need no GPU.
-RunInfo describe_run(const Options& options, int argc, char** argv) {
-  RunInfo info;
-  info.commit = project_commit(options.commit);
-  info.date = utc_now_iso8601();
-  info.host_cpu = host_cpu_name();
-  info.host_blas = HostBench::describe();
-  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
-  info.mode = options.graph ? "graph" : "stream";
-  info.quick = options.quick;
-  return info;
-}
-
-int run(int argc, char** argv) {
-  CommandLine command_line(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR);
-  Options options;
-  try {
-    options = command_line.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return command_line.exit(error);
+// The GPU, or nullptr with the reason there is none.
+std::unique_ptr<DeviceBench> open_device(int ordinal, std::string& why_not) {
+  if (nvidia_driver_or_gpu_missing()) {
+    why_not = xgemv_status_string(XGEMV_STATUS_NO_DEVICE);
+    return nullptr;
   }
-  if (options.decode()) return run_decode_suite(options, describe_run(options, argc, argv));
+  try {
+    return DeviceBench::open(ordinal, &why_not);
+  } catch (const std::exception& error) {
+    why_not = error.what();
+    return nullptr;
+  }
+}
+
+void print_device(DeviceBench& device, RunInfo& info) {
+  device.describe(info);
+  std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
+            << " MHz), driver " << info.driver << ", CUDA " << info.cuda << "\n";
+}
+
+// Whole decode steps. The exit code: 0, 1 when a record failed, 2 when the run could not start
+// or had to stop (the records so far are written).
+int run_decode(const Options& options, RunInfo info) {
+  std::vector<DecodeStep> steps;
+  std::vector<Dtype> dtypes;
+  try {
+    steps = plan_decode_steps(options);
+    dtypes = decode_dtypes(options);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "xgemv-bench: " << error.what() << '\n';
+    return 2;
+  }
+  std::string nrhs_text;
+  for (int64_t nrhs : options.nrhs_values())
+    nrhs_text += (nrhs_text.empty() ? "" : ",") + std::to_string(nrhs);
+  const size_t models = steps.size() / options.nrhs_values().size();
+  if (options.list) {
+    for (const DecodeStep& step : steps) std::cout << "decode " << describe_step(step) << '\n';
+    std::cout << models << " models, " << dtypes.size() << " dtypes"
+              << (options.nrhs_sweep() ? ", nrhs " + nrhs_text : "") << "\n";
+    return 0;
+  }
+  std::string why_no_gpu;
+  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
+  if (!device) {
+    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the decode suite needs one\n";
+    return 2;
+  }
+  info.mode = "graph";
+  const DecodeTimingPlan plan = plan_decode_timing(options.quick);
+  info.method = "one CUDA graph per step and library, median of " +
+                std::to_string(plan.replays) + " replays after " + std::to_string(plan.warmup) +
+                " warm-up replays; every GEMV's output checked after one replay";
+  print_device(*device, info);
+  std::cout << "commit " << info.commit << ", decode: " << models << " models x "
+            << dtypes.size() << " dtypes" << (options.nrhs_sweep() ? " x nrhs " + nrhs_text : "")
+            << ", " << info.method << (info.quick ? " (quick)" : "") << "\n"
+            << progress_header() << std::endl;
+
+  std::vector<Record> records;
+  int exit_code = 0;
+  try {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::cout << "[" << i + 1 << "/" << steps.size() << "] " << describe_step(steps[i])
+                << std::endl;
+      device->reserve(steps[i]);
+      for (Dtype dtype : dtypes) {
+        std::vector<Record> step_records = device->run(steps[i], dtype, options);
+        const int sm_clock = device->sm_clock_mhz();  // sampled after the step's records
+        for (Record& r : step_records) r.sm_clock_mhz = sm_clock;
+        derive_metrics(step_records);
+        for (const Record& r : step_records) std::cout << progress_line(r) << std::endl;
+        records.insert(records.end(), step_records.begin(), step_records.end());
+      }
+    }
+  } catch (const std::exception& error) {
+    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
+    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
+    exit_code = 2;
+  }
+  return finish_run(options.out_dir, info, records, exit_code);
+}
+
+// The shape cases: on the GPU when there is one, OpenBLAS on the host.
+int run_shapes(const Options& options, RunInfo info) {
   std::vector<Case> cases;
   try {
     cases = build_cases(options);
@@ -81,31 +124,21 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (options.list) {
-    list_cases(cases);
+    for (const Case& c : cases)
+      std::cout << c.suite << ' ' << case_record(c, "", "", "").label() << "  (" << c.bytes()
+                << " bytes)\n";
+    std::cout << cases.size() << " cases\n";
     return 0;
   }
   if (cases.empty()) {
     std::cerr << "xgemv-bench: no case matches the filters\n";
     return 2;
   }
-
-  RunInfo info = describe_run(options, argc, argv);
-
+  info.method = "medians of batches of back-to-back calls, A rotated over >= 1 GiB of copies";
   std::string why_no_gpu;
-  std::unique_ptr<DeviceBench> device;
-  if (nvidia_driver_or_gpu_missing()) {
-    why_no_gpu = xgemv_status_string(XGEMV_STATUS_NO_DEVICE);
-  } else {
-    try {
-      device = DeviceBench::open(options.device, &why_no_gpu);
-    } catch (const std::exception& error) {
-      why_no_gpu = error.what();
-    }
-  }
+  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
   if (device) {
-    device->describe(info);
-    std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
-              << " MHz), driver " << info.driver << ", CUDA " << info.cuda << "\n";
+    print_device(*device, info);
   } else {
     if (const std::vector<std::string> named = options.device_libraries_named(); !named.empty()) {
       std::cerr << "xgemv-bench: --lib " << comma_separated(named) << " needs a GPU: "
@@ -132,66 +165,55 @@ int run(int argc, char** argv) {
             << progress_header() << std::endl;
 
   HostBench host;
-  std::vector<Measurement> rows;
+  std::vector<Record> records;
   int exit_code = 0;
   try {
     if (device) device->reserve(cases);
     if (options.wants_library("openblas")) host.reserve(cases);
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
-      std::vector<Measurement> case_rows;
       std::vector<double> reference;
-      if (device) {
-        DeviceCaseResult result = device->run(c, options);
-        reference = std::move(result.reference);
-        case_rows = std::move(result.rows);
-      }
+      std::vector<Record> case_records;
+      if (device) case_records = device->run(c, options, reference);
       if (options.runs_row("openblas", c.nrhs) && HostBench::supports(c)) {
         host.prepare(c);
         if (!device) reference = host.reference(c);
-        case_rows.push_back(host.run_openblas(c, reference, options));
+        case_records.push_back(host.run_openblas(c, reference, options));
       }
-      const int sm_clock = device ? device->sm_clock_mhz() : 0;
-      for (Measurement& row : case_rows) {
-        row.case_index = static_cast<int>(i);
-        row.sm_clock_mhz = sm_clock;
-      }
-      derive_metrics(case_rows);
-      for (const Measurement& row : case_rows)
-        std::cout << progress_line(static_cast<int>(i + 1), static_cast<int>(cases.size()), row)
+      const int sm_clock = device ? device->sm_clock_mhz() : 0;  // sampled after the case
+      for (Record& r : case_records) r.sm_clock_mhz = sm_clock;
+      derive_metrics(case_records);
+      for (const Record& r : case_records)
+        std::cout << progress_line(r, "[" + std::to_string(i + 1) + "/" +
+                                          std::to_string(cases.size()) + "] ")
                   << std::endl;
-      rows.insert(rows.end(), case_rows.begin(), case_rows.end());
+      records.insert(records.end(), case_records.begin(), case_records.end());
     }
   } catch (const std::exception& error) {
     // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
     std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
     exit_code = 2;
   }
+  return finish_run(options.out_dir, info, records, exit_code);
+}
 
-  derive_metrics(rows);
-  write_files(options.out_dir, info, rows);
-  for (const Measurement& row : rows)
-    if (row.status == "check failed" || row.status.rfind("error", 0) == 0) {
-      std::cout << "FAILED: " << row.c.label() << ' ' << row.library << ": " << row.status << '\n';
-      exit_code = exit_code ? exit_code : 1;
-    }
-  // Last: the compact table and verdict that closing notes quote.
-  const std::vector<Comparison> comparisons = compare_xgemv_to_cublas(rows);
-  if (comparisons.empty()) {
-    std::cout << "no xgemv or cuBLAS rows in this run (GPU: " << (device ? "yes" : "no") << ")\n";
-  } else {
-    std::cout << "\nxgemv vs cuBLAS (its fastest function per case), GB/s; ceiling: stream read "
-                 "of the same bytes\n";
-    write_comparison_table(std::cout, comparisons);
+int run(int argc, char** argv) {
+  CommandLine<Options> command_line(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR);
+  Options options;
+  try {
+    options = command_line.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return command_line.exit(error);
   }
-  if (const std::vector<NrhsFamily> families = shape_nrhs_families(rows); !families.empty()) {
-    std::cout << "\nfew right-hand sides, us per call: xgemv-nrhs (xgemv_?gemv_nrhs) and the "
-                 "cuBLAS GEMM with nrhs columns (GemmEx; fp32/fp64 Sgemm/Dgemm); t/t1: time over "
-                 "the library's own time at nrhs 1; speed-up: cuBLAS us / xgemv-nrhs us; ceiling: "
-                 "stream read of A + X + Y\n";
-    write_nrhs_table(std::cout, families, kShapeNrhsUnits, kShapeNrhsScope);
-  }
-  return exit_code;
+  RunInfo info;
+  info.commit = project_commit(options.commit);
+  info.date = utc_now_iso8601();
+  info.host_cpu = host_cpu_name();
+  info.host_blas = HostBench::describe();
+  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
+  info.mode = options.graph ? "graph" : "stream";
+  info.quick = options.quick;
+  return options.decode() ? run_decode(options, info) : run_shapes(options, info);
 }
 
 }  // namespace

@@ -34,6 +34,9 @@ TimingPlan plan_timing(int64_t bytes_per_call, bool quick);
 int64_t graph_calls(const TimingPlan& plan, int64_t copies);
 
 double median(std::vector<double> values);
+// The interquartile range as a percentage of the median: how much the batches of one measurement
+// differ; NaN for none.
+double spread_pct(std::vector<double> values);
 // Geometric mean of positive values; NaN for none.
 double geometric_mean(const std::vector<double>& values);
 

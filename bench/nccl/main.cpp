@@ -4,18 +4,16 @@
 // beside a decode-size split GEMV. See bench/README.md (Several GPUs).
 #include <xgemv/xgemv.h>
 
-#include <filesystem>
-#include <fstream>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "lib/format.hpp"
-#include "lib/nccl_options.hpp"
 #include "lib/nccl_plan.hpp"
-#include "lib/nccl_report.hpp"
+#include "lib/options.hpp"
+#include "lib/report.hpp"
 #include "nccl_bench.hpp"
 #include "system_info.hpp"
 
@@ -88,42 +86,16 @@ void list_plan(const NcclOptions& options) {
   std::cout << cases.size() << " bandwidth cases\n";
 }
 
-void write_files(const std::string& out_dir, const NcclRunInfo& info,
-                 const std::vector<NcclRow>& rows) {
-  std::filesystem::create_directories(out_dir);
-  const std::filesystem::path dir(out_dir);
-  std::ofstream csv(dir / "nccl.csv");
-  write_nccl_csv(csv, info, rows);
-  std::ofstream(dir / "nccl.json") << nccl_to_json(info, rows).dump(1) << '\n';
-  std::ofstream markdown(dir / "nccl.md");
-  write_nccl_markdown(markdown, info, rows);
-  std::cout << "wrote " << (dir / "nccl.csv").string() << ", nccl.json, nccl.md\n";
-}
-
-// The facts of the run that need no GPU.
-RunInfo describe_run(const NcclOptions& options, int argc, char** argv) {
-  RunInfo info;
-  info.commit = project_commit(options.commit);
-  info.date = utc_now_iso8601();
-  info.host_cpu = host_cpu_name();
-  info.host_blas = "no host library";
-  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
-  info.mode = "stream (bandwidth) and graph (decode, exchanges)";
-  info.quick = options.quick;
-  return info;
-}
-
-// Adds the rows measured, with GPU 0's clock, and prints them.
-void add_rows(std::vector<NcclRow>& rows, std::vector<NcclRow> measured) {
+// Adds the rows measured and prints them.
+void add_rows(std::vector<Record>& rows, std::vector<Record> measured) {
   const size_t first = rows.size();
   rows.insert(rows.end(), measured.begin(), measured.end());
-  derive_nccl_metrics(rows);
-  for (size_t i = first; i < rows.size(); ++i)
-    std::cout << nccl_progress_line(rows[i]) << std::endl;
+  derive_metrics(rows);
+  for (size_t i = first; i < rows.size(); ++i) std::cout << progress_line(rows[i]) << std::endl;
 }
 
 int run(int argc, char** argv) {
-  NcclCommandLine command_line(version_text, XGEMV_NCCL_BENCH_DEFAULT_OUT_DIR);
+  CommandLine<NcclOptions> command_line(version_text, XGEMV_NCCL_BENCH_DEFAULT_OUT_DIR);
   NcclOptions options;
   try {
     options = command_line.parse(argc, argv);
@@ -148,18 +120,31 @@ int run(int argc, char** argv) {
   }
   const int gpus = options.gpus ? options.gpus : visible;
 
-  NcclRunInfo info;
-  info.run = describe_run(options, argc, argv);
-  info.visible_gpus = visible;
-  info.gpu_counts = gpu_counts(gpus);
+  RunInfo info;
+  info.commit = project_commit(options.commit);
+  info.date = utc_now_iso8601();
+  info.host_cpu = host_cpu_name();
+  info.host_blas = "no host library";
+  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
+  info.mode = "stream (bandwidth) and graph (decode, exchanges)";
+  info.quick = options.quick;
+  const NcclTimingPlan plan = plan_nccl_timing(options.quick);
+  info.method = "one thread per GPU; median over " + std::to_string(plan.repetitions) +
+                " repetitions (after " + std::to_string(plan.warmup) +
+                ") of the slowest rank's time between CUDA events on its stream, every "
+                "repetition started by an all-reduce of one value; every rank's output checked "
+                "against an fp64 reference before it is timed";
+  const std::vector<int> counts = gpu_counts(gpus);
   std::unique_ptr<NcclBench> bench;
   std::vector<TensorParallelStep> steps;
+  int64_t decode_budget = 0;
   try {
     bench = NcclBench::open(gpus);
-    bench->describe(info);
+    info.facts = {{"GPUs visible", visible}, {"P", counts}, {"GPUs used", bench->describe(info)}};
     if (options.wants_part(kPartDecode)) {
-      info.decode_budget_bytes = options.decode_budget(bench->free_bytes());
-      steps = plan_steps(info.decode_budget_bytes);
+      decode_budget = options.decode_budget(bench->free_bytes());
+      info.facts["decode budget (GiB of weights on one GPU)"] = gib(decode_budget);
+      steps = plan_steps(decode_budget);
     }
   } catch (const std::exception& error) {
     // GPUs that are there but fail to set up are a failure, not a machine without them.
@@ -172,12 +157,10 @@ int run(int argc, char** argv) {
           : std::vector<SplitGemv>{};
   const std::vector<ExchangeCase> exchanges =
       options.wants_part(kPartExchange) ? exchange_cases() : std::vector<ExchangeCase>{};
-  const NcclTimingPlan plan = plan_nccl_timing(options.quick);
-
-  std::cout << "device " << info.run.device << " (SM clock max " << info.run.sm_clock_max_mhz
-            << " MHz), driver " << info.run.driver << ", CUDA " << info.run.cuda << ", NCCL "
-            << info.nccl << "\ncommit " << info.run.commit << "; " << visible
-            << " GPU(s) visible, P = " << counts_text(info.gpu_counts) << "; " << cases.size()
+  std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
+            << " MHz), driver " << info.driver << ", CUDA " << info.cuda << ", NCCL "
+            << info.nccl << "\ncommit " << info.commit << "; " << visible
+            << " GPU(s) visible, P = " << counts_text(counts) << "; " << cases.size()
             << " bandwidth cases, " << steps.size() << " decode models, " << exchanges.size()
             << " exchanges; median of " << plan.repetitions << " repetitions"
             << (options.quick ? " (quick)" : "") << "\n";
@@ -187,29 +170,32 @@ int run(int argc, char** argv) {
   for (const TensorParallelStep& step : steps)
     std::cout << "decode " << describe_step(step)
               << (step.layers == 0 ? ": not run (one layer exceeds the budget of " +
-                                         gib(info.decode_budget_bytes) + " GiB)"
+                                         gib(decode_budget) + " GiB)"
                                    : "")
               << '\n';
-  std::cout << nccl_progress_header() << std::endl;
+  std::cout << progress_header() << std::endl;
 
-  std::vector<NcclRow> rows;
+  std::vector<Record> rows;
   int exit_code = 0;
   try {
-    for (int ranks : info.gpu_counts) {
+    for (int ranks : counts) {
       bench->use_gpus(ranks);
       const bool one = ranks == 1;
       for (const SplitGemv& gemv : cases)
-        add_rows(rows, bench->run_split(bandwidth_row(gemv), {gemv}, {true, false, one}, plan));
+        add_rows(rows, bench->run_split(split_record(kPartBandwidth, gemv), {gemv},
+                                        {true, false, one}, plan));
       for (const TensorParallelStep& step : steps)
         if (step.layers > 0)
-          add_rows(rows, bench->run_split(decode_row(step), step.gemvs, {false, true, one}, plan));
+          add_rows(rows, bench->run_split(tensor_parallel_record(step), step.gemvs,
+                                          {false, true, one}, plan));
       for (const ExchangeCase& exchange : exchanges)
-        add_rows(rows, {bench->run_exchange(exchange_row(exchange), exchange, plan)});
+        add_rows(rows, {bench->run_exchange(exchange_record(exchange), exchange, plan)});
       if (!exchanges.empty())
         for (int64_t bytes : kExchangeBytes) {
           const SplitGemv gemv = exchange_share_gemv(bytes);
-          add_rows(rows,
-                   bench->run_split(share_row(gemv, bytes), {gemv}, {true, true, false}, plan));
+          Record share = split_record(kPartExchange, gemv);
+          share.exchange_bytes = bytes;
+          add_rows(rows, bench->run_split(share, {gemv}, {true, true, false}, plan));
         }
     }
   } catch (const std::exception& error) {
@@ -218,18 +204,7 @@ int run(int argc, char** argv) {
     exit_code = 2;
   }
 
-  derive_nccl_metrics(rows);
-  write_files(options.out_dir, info, rows);
-  for (const NcclRow& row : rows)
-    if (row.failed()) {
-      std::cout << "FAILED: " << row.part << ' ' << row.key << " on " << row.gpus << " GPU(s) "
-                << row.library << ": " << row.status << '\n';
-      exit_code = exit_code ? exit_code : 1;
-    }
-  // Last: the tables and the verdict lines that closing notes quote.
-  std::cout << '\n';
-  write_nccl_tables(std::cout, info, rows);
-  return exit_code;
+  return finish_run(options.out_dir, info, rows, exit_code);
 }
 
 }  // namespace

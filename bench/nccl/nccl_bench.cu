@@ -77,22 +77,6 @@ xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const __nv_bfloat
                              a, c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
 }
 
-// Calls f with a value of the element type of `dtype`.
-template <class F>
-decltype(auto) with_element_type(Dtype dtype, F&& f) {
-  switch (dtype) {
-    case Dtype::fp32:
-      return f(float{});
-    case Dtype::fp64:
-      return f(double{});
-    case Dtype::fp16:
-      return f(__half{});
-    case Dtype::bf16:
-      return f(__nv_bfloat16{});
-  }
-  throw std::logic_error("unknown dtype");
-}
-
 ncclDataType_t nccl_type(Dtype dtype) {
   switch (dtype) {
     case Dtype::fp32:
@@ -133,8 +117,6 @@ class Rank : private DeviceSession {
                "cudaMemsetAsync");
     check_cuda(cudaStreamSynchronize(handles_.stream), "rank setup");
   }
-
-  ~Rank() { drop_graph(); }
 
   void describe(RunInfo& info) const { describe_device(info); }
   std::string name() const { return properties_.name; }
@@ -185,32 +167,10 @@ class Rank : private DeviceSession {
       for (size_t g = 0; g < gemvs_.size(); ++g) {
         const RankGemv& local = plan_.gemvs[g];
         const RankBlock& block = local.block;
-        std::vector<double>& partial =
-            partials.emplace_back(static_cast<size_t>(block.partial_length));
-        if (block.partial_length == 0) continue;
-        const ReferenceArguments<T> arguments{gemvs_[g].op == 'T',
-                                              block.rows,
-                                              block.columns,
-                                              block.lda,
-                                              1,
-                                              1,
-                                              1.0,
-                                              0.0,
-                                              weight_pointer<T>(g),
-                                              x_pointer<T>(g),
-                                              y_pointer<T>(g),
-                                              y_ref_.as<double>(),
-                                              1,
-                                              block.x_length,
-                                              block.partial_length};
-        const int64_t threads = block.partial_length * 32;
-        reference_gemv<T>
-            <<<static_cast<unsigned>((threads + 255) / 256), 256, 0, handles_.stream>>>(arguments);
-        check_cuda(cudaGetLastError(), "reference_gemv");
-        check_cuda(cudaMemcpyAsync(partial.data(), y_ref_.pointer, partial.size() * sizeof(double),
-                                   cudaMemcpyDeviceToHost, handles_.stream),
-                   "copy reference");
-        check_cuda(cudaStreamSynchronize(handles_.stream), "reference");
+        partials.push_back(reference<T>({gemvs_[g].op == 'T', block.rows, block.columns,
+                                         block.lda, 1, 1, 1.0, 0.0, weight_pointer<T>(g),
+                                         x_pointer<T>(g), y_pointer<T>(g), y_ref_.as<double>(), 1,
+                                         block.x_length, block.partial_length}));
       }
     });
     return partials;
@@ -250,19 +210,16 @@ class Rank : private DeviceSession {
   std::string run_once(std::vector<std::vector<double>>& outputs) {
     check_cuda(cudaMemsetAsync(y_.pointer, 0xFF, static_cast<size_t>(y_.bytes), handles_.stream),
                "poison y");
-    if (graph_) {
-      check_cuda(cudaGraphLaunch(graph_, handles_.stream), "cudaGraphLaunch");
+    if (graph_.exec) {
+      launch(graph_);
     } else if (std::string error = enqueue_unit(); !error.empty()) {
       check_cuda(cudaStreamSynchronize(handles_.stream), "the refused run");
       return error;
     }
     with_element_type(dtype_, [&](auto value) {
       using T = decltype(value);
-      std::vector<T> stored(static_cast<size_t>(y_.bytes) / sizeof(T));
-      check_cuda(cudaMemcpyAsync(stored.data(), y_.pointer, static_cast<size_t>(y_.bytes),
-                                 cudaMemcpyDeviceToHost, handles_.stream),
-                 "copy y");
-      check_cuda(cudaStreamSynchronize(handles_.stream), "the checked run");
+      const std::vector<T> stored =
+          copy_to_host<T>(y_.pointer, y_.bytes / int64_t{sizeof(T)}, "the checked run");
       outputs.clear();
       for (const RankGemv& local : plan_.gemvs) {
         const T* first = stored.data() + local.y_offset / int64_t{sizeof(T)};
@@ -306,35 +263,13 @@ class Rank : private DeviceSession {
   // --- capture and timing --------------------------------------------------------------------
 
   // Captures enqueue() into the rank's graph; why it could not be ("" when it was).
-  std::string capture(const std::function<std::string()>& enqueue) {
+  std::string capture_graph(const std::function<std::string()>& enqueue) {
     drop_graph();
-    check_cuda(cudaStreamBeginCapture(handles_.stream, cudaStreamCaptureModeThreadLocal),
-               "cudaStreamBeginCapture");
-    std::string error = enqueue();
-    cudaGraph_t captured = nullptr;
-    const cudaError_t ended = cudaStreamEndCapture(handles_.stream, &captured);
-    if (ended != cudaSuccess && error.empty())
-      error = std::string("stream capture: ") + cudaGetErrorString(ended);
-    if (error.empty()) {
-      const cudaError_t instantiated = cudaGraphInstantiate(&graph_, captured, 0);
-      if (instantiated != cudaSuccess) {
-        graph_ = nullptr;
-        error = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(instantiated);
-      }
-    }
-    if (captured) check_cuda(cudaGraphDestroy(captured), "cudaGraphDestroy");
-    if (!error.empty()) {
-      static_cast<void>(cudaGetLastError());  // the failure is the capture's, not a later call's
-      return error;
-    }
-    check_cuda(cudaGraphUpload(graph_, handles_.stream), "cudaGraphUpload");
-    return "";
+    graph_ = capture(enqueue);
+    return graph_.error;
   }
 
-  void drop_graph() {
-    if (graph_) cudaGraphExecDestroy(graph_);
-    graph_ = nullptr;
-  }
+  void drop_graph() { graph_ = Graph(); }
 
   // Warm-up, then timed repetitions: the L2 flushed (if asked), an all-reduce of one value so
   // that every rank starts together, then the unit (its graph, or enqueue()) between two events.
@@ -343,11 +278,8 @@ class Rank : private DeviceSession {
   RankTimes time(const NcclTimingPlan& plan, bool flush_l2, int calls,
                  const std::function<std::string()>& enqueue, const std::atomic<bool>& stop) {
     RankTimes times;
-    for (int repetition = 0; repetition < plan.warmup + plan.repetitions; ++repetition) {
-      if (stop) {
-        times.error = "stopped: another rank failed";
-        return times;
-      }
+    const auto prepare = [&](int repetition) -> std::string {
+      if (stop) return "stopped: another rank failed";
       if (flush_l2)
         check_cuda(cudaMemsetAsync(flush_.pointer, repetition & 0xFF,
                                    static_cast<size_t>(flush_.bytes), handles_.stream),
@@ -355,19 +287,15 @@ class Rank : private DeviceSession {
       check_nccl(ncclAllReduce(barrier_.pointer, barrier_.pointer, 1, ncclFloat32, ncclSum, comm_,
                                handles_.stream),
                  "the starting all-reduce");
-      check_cuda(cudaEventRecord(start_, handles_.stream), "cudaEventRecord");
-      if (graph_) {
-        check_cuda(cudaGraphLaunch(graph_, handles_.stream), "cudaGraphLaunch");
-      } else if (times.error = enqueue(); !times.error.empty()) {
-        check_cuda(cudaStreamSynchronize(handles_.stream), "a refused repetition");
-        return times;
-      }
-      check_cuda(cudaEventRecord(stop_, handles_.stream), "cudaEventRecord");
-      check_cuda(cudaEventSynchronize(stop_), "a timed repetition");
-      float ms = 0;
-      check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-      if (repetition >= plan.warmup) times.us.push_back(1e3 * ms / calls);
-    }
+      return "";
+    };
+    const auto body = [&]() -> std::string {
+      if (graph_.exec) return launch(graph_);
+      std::string error = enqueue();
+      if (!error.empty()) check_cuda(cudaStreamSynchronize(handles_.stream), "a refused repetition");
+      return error;
+    };
+    times.error = time_repetitions(plan.warmup, plan.repetitions, calls, prepare, body, times.us);
     return times;
   }
 
@@ -400,11 +328,11 @@ class Rank : private DeviceSession {
   DeviceMemory weights_, x_, y_, y_ref_, workspace_;
   ExchangeCase exchange_;
   DeviceMemory send_, receive_;
-  cudaGraphExec_t graph_ = nullptr;
+  Graph graph_;
 };
 
 // Per repetition the slowest rank (and the fastest), then the medians.
-void record_times(NcclRow& row, const std::vector<RankTimes>& times) {
+void record_times(Record& row, const std::vector<RankTimes>& times) {
   for (size_t r = 0; r < times.size(); ++r)
     if (!times[r].error.empty()) {
       row.status = "error: rank " + std::to_string(r) + ": " + times[r].error;
@@ -420,8 +348,7 @@ void record_times(NcclRow& row, const std::vector<RankTimes>& times) {
     slowest.push_back(high);
     fastest.push_back(low);
   }
-  row.repetitions = static_cast<int>(slowest.size());
-  row.us = median(slowest);
+  row.set_times(slowest);
   row.fastest_rank_us = median(fastest);
 }
 
@@ -443,12 +370,13 @@ class CudaNcclBench final : public NcclBench {
     }
   }
 
-  void describe(NcclRunInfo& info) const override {
+  std::vector<std::string> describe(RunInfo& info) const override {
     check_cuda(cudaSetDevice(0), "cudaSetDevice");
-    ranks_.front()->describe(info.run);
-    info.devices.clear();
-    for (const auto& rank : ranks_) info.devices.push_back(rank->name());
+    ranks_.front()->describe(info);
     info.nccl = nccl_version();
+    std::vector<std::string> devices;
+    for (const auto& rank : ranks_) devices.push_back(rank->name());
+    return devices;
   }
 
   int64_t free_bytes() const override {
@@ -473,17 +401,18 @@ class CudaNcclBench final : public NcclBench {
     ranks_in_use_ = ranks;
   }
 
-  std::vector<NcclRow> run_split(const NcclRow& prototype, const std::vector<SplitGemv>& gemvs,
-                                 const SplitTiming& timing, const NcclTimingPlan& plan) override {
+  std::vector<Record> run_split(const Record& prototype, const std::vector<SplitGemv>& gemvs,
+                                const SplitTiming& timing, const NcclTimingPlan& plan) override {
     const int ranks = ranks_in_use_;
-    std::vector<NcclRow> rows;
-    NcclRow row = prototype;
+    std::vector<Record> rows;
+    Record row = prototype;
     row.gpus = ranks;
-    row.calls_per_repetition = 1;
+    row.calls_per_batch = 1;
     on_ranks([&](std::unique_ptr<Rank>& rank, int r) { rank->prepare(gemvs, ranks, r); });
 
     if (timing.ceiling && ranks == 1) {
-      NcclRow read = ceiling_row(row, ranks_.front()->weight_buffer_bytes());
+      Record read = ceiling_record(row, ranks_.front()->weight_buffer_bytes());
+      read.calls_per_batch = 1;
       std::vector<RankTimes> times(1);
       on_ranks([&](std::unique_ptr<Rank>& rank, int) {
         times[0] = rank->time(
@@ -532,13 +461,13 @@ class CudaNcclBench final : public NcclBench {
     return rows;
   }
 
-  NcclRow run_exchange(const NcclRow& prototype, const ExchangeCase& exchange,
-                       const NcclTimingPlan& plan) override {
+  Record run_exchange(const Record& prototype, const ExchangeCase& exchange,
+                      const NcclTimingPlan& plan) override {
     const int ranks = ranks_in_use_;
-    NcclRow row = prototype;
+    Record row = prototype;
     row.gpus = ranks;
     const int calls = plan.exchanges_per_repetition;
-    row.calls_per_repetition = calls;
+    row.calls_per_batch = calls;
     on_ranks([&](std::unique_ptr<Rank>& rank, int) { rank->prepare_exchange(exchange, ranks); });
     // One collective on every rank first: the connections it needs are made outside the capture.
     std::vector<std::string> errors(static_cast<size_t>(ranks));
@@ -612,15 +541,15 @@ class CudaNcclBench final : public NcclBench {
 
   // Captures every rank's graph; when any rank's capture fails, none keeps one (the ranks must
   // run the same collectives the same way) and the reason is printed: stream launches then.
-  bool capture_all(const NcclRow& row, const std::function<std::string(Rank&)>& enqueue) {
+  bool capture_all(const Record& row, const std::function<std::string(Rank&)>& enqueue) {
     const int ranks = ranks_in_use_;
     std::vector<std::string> errors(static_cast<size_t>(ranks));
     on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
-      errors[r] = rank->capture([&] { return enqueue(*rank); });
+      errors[r] = rank->capture_graph([&] { return enqueue(*rank); });
     });
     for (int r = 0; r < ranks; ++r)
       if (!errors[r].empty()) {
-        std::cout << "xgemv-nccl-bench: " << row.key << " on " << ranks
+        std::cout << "xgemv-nccl-bench: " << row.label() << " on " << ranks
                   << " GPU(s): capture failed on rank " << r << " (" << errors[r]
                   << "): timed with stream launches" << std::endl;
         on_ranks([](std::unique_ptr<Rank>& rank, int) { rank->drop_graph(); });
@@ -630,7 +559,7 @@ class CudaNcclBench final : public NcclBench {
   }
 
   // One run of the unit on every rank at once, each rank's y against what it must end with.
-  void check_unit(NcclRow& row, const std::vector<SplitGemv>& gemvs,
+  void check_unit(Record& row, const std::vector<SplitGemv>& gemvs,
                   const std::vector<std::vector<std::vector<double>>>& expected,
                   const std::string& how) {
     const int ranks = ranks_in_use_;
@@ -644,8 +573,7 @@ class CudaNcclBench final : public NcclBench {
       }
     for (int r = 0; r < ranks; ++r)
       for (size_t g = 0; g < gemvs.size(); ++g)
-        add_check(
-            row,
+        row.add_check(
             "rank " + std::to_string(r) + (gemvs[g].tag.empty() ? "" : " " + gemvs[g].tag) + how,
             compare_to_reference(gemvs[g].whole_case(), outputs[r][g], expected[r][g]));
   }

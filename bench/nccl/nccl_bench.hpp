@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lib/nccl_plan.hpp"
-#include "lib/nccl_report.hpp"
+#include "lib/record.hpp"
 
 namespace xgemv::bench {
 
@@ -26,8 +26,8 @@ class NcclBench {
   static std::unique_ptr<NcclBench> open(int gpus);
   virtual ~NcclBench() = default;
 
-  // GPU 0's device, clocks and driver, every GPU's name and NCCL's version into `info`.
-  virtual void describe(NcclRunInfo& info) const = 0;
+  // GPU 0's device, clocks and driver and NCCL's version into `info`; every GPU's name.
+  virtual std::vector<std::string> describe(RunInfo& info) const = 0;
   // GPU 0's free memory now.
   virtual int64_t free_bytes() const = 0;
   // GPU 0's SM clock now (NVML), 0 if unknown.
@@ -43,14 +43,14 @@ class NcclBench {
   // A list of split GEMVs run as one unit on every rank (a bandwidth case, a decode step): the
   // ranks' operands filled and their fp64 references computed, every rank's output checked after
   // one run (and after one replay of its graph), then timed; `prototype` filled in (P, mode,
-  // check, time). Throws when a device fails.
-  virtual std::vector<NcclRow> run_split(const NcclRow& prototype,
-                                         const std::vector<SplitGemv>& gemvs,
-                                         const SplitTiming& timing, const NcclTimingPlan& plan) = 0;
+  // check, time), after the ceiling's record where there is one. Throws when a device fails.
+  virtual std::vector<Record> run_split(const Record& prototype,
+                                        const std::vector<SplitGemv>& gemvs,
+                                        const SplitTiming& timing, const NcclTimingPlan& plan) = 0;
   // A collective on every rank, back-to-back in one graph per rank (stream launches if capture
   // fails).
-  virtual NcclRow run_exchange(const NcclRow& prototype, const ExchangeCase& exchange,
-                               const NcclTimingPlan& plan) = 0;
+  virtual Record run_exchange(const Record& prototype, const ExchangeCase& exchange,
+                              const NcclTimingPlan& plan) = 0;
 };
 
 }  // namespace xgemv::bench

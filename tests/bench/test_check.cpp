@@ -7,6 +7,7 @@
 
 #include "lib/check.hpp"
 #include "lib/random_values.hpp"
+#include "lib/record.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -31,7 +32,7 @@ TEST(Case, LengthsAndBytesFollowTheOp) {
   EXPECT_EQ(c.a_bytes(), int64_t{4096} * 14336 * 2);
   EXPECT_EQ(c.bytes(), (int64_t{4096} * 14336 + 4096 + 14336) * 2);
   EXPECT_EQ(c.shape(), "4096x14336");
-  EXPECT_EQ(c.label(), "fp16 T 4096x14336 t");
+  EXPECT_EQ(case_record(c, "xgemv", "", "").label(), "fp16 T 4096x14336 t");
   c.op = 'N';
   EXPECT_EQ(c.x_length(), 14336);
   EXPECT_EQ(c.y_length(), 4096);

@@ -62,6 +62,13 @@ TEST(Statistics, Median) {
   EXPECT_TRUE(std::isnan(median({})));
 }
 
+TEST(Statistics, SpreadIsTheInterquartileRangeOverTheMedian) {
+  EXPECT_DOUBLE_EQ(spread_pct({10.0, 10.0, 10.0, 10.0}), 0.0);
+  // Sorted 8, 9, 10, 11, 12, 40: quartiles at 9 and 12 (indices 1 and 4), median 10.5.
+  EXPECT_DOUBLE_EQ(spread_pct({12.0, 9.0, 40.0, 10.0, 8.0, 11.0}), 100.0 * 3.0 / 10.5);
+  EXPECT_TRUE(std::isnan(spread_pct({})));
+}
+
 TEST(Statistics, GeometricMean) {
   EXPECT_DOUBLE_EQ(geometric_mean({2.0, 8.0}), 4.0);
   EXPECT_DOUBLE_EQ(geometric_mean({1.5}), 1.5);

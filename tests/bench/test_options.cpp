@@ -11,8 +11,8 @@ namespace {
 
 constexpr const char* kDefaultOutDir = "/build/bench/results";
 
-CommandLine command_line() {
-  return CommandLine([] { return std::string("xgemv-bench 1.2.3"); }, kDefaultOutDir);
+CommandLine<Options> command_line() {
+  return CommandLine<Options>([] { return std::string("xgemv-bench 1.2.3"); }, kDefaultOutDir);
 }
 
 Options parse(std::vector<const char*> arguments) {
@@ -40,7 +40,7 @@ TEST(CommandLine, Defaults) {
 }
 
 TEST(CommandLine, EveryParseStartsFromTheDefaults) {
-  CommandLine reused = command_line();
+  CommandLine<Options> reused = command_line();
   const char* with_dir[] = {"xgemv-bench", "--out-dir", "elsewhere"};
   EXPECT_EQ(reused.parse(3, with_dir).out_dir, "elsewhere");
   const char* without[] = {"xgemv-bench"};
@@ -184,7 +184,7 @@ TEST(CommandLine, DecodeRejectsShapeOptionsAndShapeSuitesRejectDecodeOptions) {
 }
 
 TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
-  CommandLine help_line = command_line();
+  CommandLine<Options> help_line = command_line();
   const char* arguments[] = {"xgemv-bench", "--help"};
   try {
     help_line.parse(2, arguments);
@@ -204,7 +204,7 @@ TEST(CommandLine, HelpIsAParseErrorThatExitsZero) {
 }
 
 TEST(CommandLine, VersionPrintsTheGivenTextAndExitsZero) {
-  CommandLine version_line = command_line();
+  CommandLine<Options> version_line = command_line();
   const char* arguments[] = {"xgemv-bench", "--version"};
   try {
     version_line.parse(2, arguments);
