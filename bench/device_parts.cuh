@@ -177,14 +177,6 @@ struct Problem {
 
 // --- the device libraries --------------------------------------------------------------------
 
-template <class T>
-std::string xgemv_function() {
-  if constexpr (std::is_same_v<T, float>) return "xgemv_sgemv";
-  else if constexpr (std::is_same_v<T, double>) return "xgemv_dgemv";
-  else if constexpr (std::is_same_v<T, __half>) return "xgemv_hgemv";
-  else return "xgemv_bf16gemv";
-}
-
 std::string xgemv_status_text(xgemv_status status) {
   return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
 }
@@ -207,14 +199,6 @@ std::string needs_int_sizes(const Case& c) {
   const int64_t largest =
       std::max({c.m, c.n, c.lda(), std::abs(c.incx), std::abs(c.incy), c.nrhs, c.ldx(), c.ldy()});
   return largest > INT_MAX ? "a size or increment exceeds int" : "";
-}
-
-template <class T>
-std::string cublas_gemv_function() {
-  if constexpr (std::is_same_v<T, float>) return "cublasSgemv_v2";
-  else if constexpr (std::is_same_v<T, double>) return "cublasDgemv_v2";
-  else if constexpr (std::is_same_v<T, __half>) return "cublasHSHgemvStridedBatched";
-  else return "cublasTSTgemvStridedBatched";
 }
 
 std::string cublas_status_text(cublasStatus_t status) {
@@ -266,11 +250,6 @@ std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
       CUBLAS_GEMM_DEFAULT));
 }
 
-template <class T>
-std::string cublas_gemm_function() {
-  return std::is_same_v<T, float> ? "cublasSgemm_v2" : "cublasDgemm_v2";
-}
-
 // Y = op(A) X with the problem's nrhs columns, fp32 or fp64.
 template <class T>
 std::string call_cublas_gemm(const Handles& h, const Problem<T>& p) {
@@ -303,17 +282,25 @@ struct DeviceLibrary {
 // a case of nrhs vectors gets.
 template <class T>
 std::vector<DeviceLibrary<T>> device_libraries() {
+  // The entry points of each element type, in kAllDtypes order.
+  const int type = std::is_same_v<T, float>    ? 0
+                   : std::is_same_v<T, double> ? 1
+                   : std::is_same_v<T, __half> ? 2
+                                               : 3;
+  const std::string xgemv[] = {"xgemv_sgemv", "xgemv_dgemv", "xgemv_hgemv", "xgemv_bf16gemv"};
+  const std::string cublas[] = {"cublasSgemv_v2", "cublasDgemv_v2", "cublasHSHgemvStridedBatched",
+                                "cublasTSTgemvStridedBatched"};
   std::vector<DeviceLibrary<T>> libraries = {
-      {"xgemv", xgemv_function<T>(), no_restriction, call_xgemv<T>},
-      {kXgemvNrhs, xgemv_function<T>() + "_nrhs", no_restriction, call_xgemv_nrhs<T>},
-      {"cublas", cublas_gemv_function<T>(), needs_int_sizes, call_cublas_gemv<T>},
+      {"xgemv", xgemv[type], no_restriction, call_xgemv<T>},
+      {kXgemvNrhs, xgemv[type] + "_nrhs", no_restriction, call_xgemv_nrhs<T>},
+      {"cublas", cublas[type], needs_int_sizes, call_cublas_gemv<T>},
   };
   if constexpr (kIs16Bit<T>)
     libraries.push_back(
         {kCublasGemmEx, "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
   else
-    libraries.push_back(
-        {kCublasGemm, cublas_gemm_function<T>(), gemmex_restriction, call_cublas_gemm<T>});
+    libraries.push_back({kCublasGemm, type == 0 ? "cublasSgemm_v2" : "cublasDgemm_v2",
+                         gemmex_restriction, call_cublas_gemm<T>});
   return libraries;
 }
 

@@ -533,21 +533,12 @@ int run_shapes(const Options& options, RunInfo info) {
 }
 
 int run(int argc, char** argv) {
-  CommandLine<Options> command_line(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR);
-  Options options;
-  try {
-    options = command_line.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return command_line.exit(error);
-  }
-  RunInfo info;
-  info.commit = project_commit(options.commit);
-  info.date = utc_now_iso8601();
-  info.host_cpu = host_cpu_name();
-  info.host_blas = HostBench::describe();
-  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
-  info.mode = options.graph ? "graph" : "stream";
-  info.quick = options.quick;
+  const auto parsed =
+      CommandLine<Options>(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR).parse_or_exit(argc, argv);
+  if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
+  const Options& options = std::get<Options>(parsed);
+  const RunInfo info = describe_run(argc, argv, options, HostBench::describe(),
+                                    options.graph ? "graph" : "stream");
   return options.decode() ? run_decode(options, info) : run_shapes(options, info);
 }
 

@@ -22,13 +22,19 @@ const CLI::Validator kPositive(
     },
     ">0");
 
+// An option of comma-separated values (given once or more).
+template <class T>
+CLI::Option* list_option(CLI::App& app, const std::string& name, std::vector<T>& values,
+                         const std::string& help) {
+  return app.add_option(name, values, help)->delimiter(',');
+}
+
 // The options both benches take; `quick` and `out_dir` say what they mean for this one.
 void add_run_options(CLI::App& app, RunOptions& options, const std::string& default_out_dir,
                      const std::string& dtype_help, const std::string& quick_help) {
   std::vector<std::string> dtype_names;
   for (Dtype dtype : kAllDtypes) dtype_names.emplace_back(dtype_name(dtype));
-  app.add_option("-d,--dtype", options.dtypes, dtype_help)
-      ->delimiter(',')
+  list_option(app, "-d,--dtype", options.dtypes, dtype_help)
       ->check(CLI::IsMember(dtype_names));
   app.add_flag("--quick", options.quick, quick_help);
   app.add_flag("--list", options.list, "Print what would run (the cases, steps or plan) and exit");
@@ -107,29 +113,24 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
       [](const std::string& text) { return text == "0" ? "must not be 0" : std::string(); },
       "!=0");
 
-  app_.add_option("-s,--suite", options_.suites,
+  list_option(app_, "-s,--suite", options_.suites,
                   "Suites to run (default llm; all: every shape suite). decode: whole decode "
                   "steps, one CUDA graph per step and library (on its own; see --model, "
                   "--step-gib)")
-      ->delimiter(',')
       ->check(CLI::IsMember(suite_names));
-  app_.add_option("--shape", options_.shapes, "Ad-hoc shapes m x n, e.g. 4096x14336 (suite adhoc)")
-      ->delimiter(',')
+  list_option(app_, "--shape", options_.shapes, "Ad-hoc shapes m x n, e.g. 4096x14336 (suite adhoc)")
       ->check(shape_validator);
-  app_.add_option("--op,--trans", options_.ops, "BLAS ops N, T (default: each suite's own)")
-      ->delimiter(',')
+  list_option(app_, "--op,--trans", options_.ops, "BLAS ops N, T (default: each suite's own)")
       ->check(CLI::IsMember({"N", "T"}));
-  app_.add_option("-l,--lib", options_.libraries,
+  list_option(app_, "-l,--lib", options_.libraries,
                   "Libraries (default: all; without a GPU only openblas can run; decode: xgemv "
                   "runs plain and with early start; with --nrhs, xgemv also gives the "
                   "xgemv-nrhs rows)")
-      ->delimiter(',')
       ->check(CLI::IsMember(kLibraryNames));
-  app_.add_option("--nrhs", options_.nrhs,
+  list_option(app_, "--nrhs", options_.nrhs,
                   "Right-hand sides, e.g. 1,2,4,8,16: every case (decode: every step) runs with "
                   "each, xgemv through xgemv_?gemv_nrhs and cuBLAS as a GEMM with as many "
                   "columns (1 is always added)")
-      ->delimiter(',')
       ->check(CLI::PositiveNumber);
   app_.add_option("--shape-filter", options_.shape_filter,
                   "Regex searched in '<tag> <m>x<n>', e.g. 'lmhead|down'");
@@ -143,8 +144,7 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
                   "instead of 31");
   app_.add_option("--device", options_.device, "CUDA device ordinal")
       ->check(CLI::NonNegativeNumber);
-  app_.add_option("--model", options_.models, "decode: models to run (default all)")
-      ->delimiter(',')
+  list_option(app_, "--model", options_.models, "decode: models to run (default all)")
       ->check(CLI::IsMember(model_names));
   app_.add_option("--step-gib", options_.step_gib,
                   "decode: GiB of weights a step may take; larger models run their first "
@@ -154,10 +154,7 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
 }
 
 template <>
-Options CommandLine<Options>::parse(int argc, const char* const* argv) {
-  options_ = Options{};
-  options_.out_dir = default_out_dir_;
-  app_.parse(argc, argv);
+void CommandLine<Options>::validate() {
   if (options_.nrhs_sweep()) {
     std::vector<int64_t>& nrhs = options_.nrhs;
     nrhs.push_back(1);
@@ -184,7 +181,6 @@ Options CommandLine<Options>::parse(int argc, const char* const* argv) {
       if (app_.count(decode_option))
         throw CLI::ValidationError(decode_option, "an option of --suite decode");
   }
-  return options_;
 }
 
 template <>
@@ -199,8 +195,7 @@ CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
                   "GPUs to use, the first N CUDA devices (default: all visible); runs P = 1, 2, "
                   "4, ... up to N")
       ->check(CLI::PositiveNumber);
-  app_.add_option("--part", options_.parts, "Parts to run (default all)")
-      ->delimiter(',')
+  list_option(app_, "--part", options_.parts, "Parts to run (default all)")
       ->check(CLI::IsMember(kNcclParts));
   app_.add_option("--decode-gib", options_.decode_gib,
                   "GiB of decode-step weights on one GPU (default: GPU 0's free memory less 4 "
@@ -213,14 +208,6 @@ CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
   app_.add_option("--skip-exit-code", options_.skip_exit_code,
                   "Exit status when there is no GPU (default 2; CTest uses 77)")
       ->capture_default_str();
-}
-
-template <>
-NcclOptions CommandLine<NcclOptions>::parse(int argc, const char* const* argv) {
-  options_ = NcclOptions{};
-  options_.out_dir = default_out_dir_;
-  app_.parse(argc, argv);
-  return options_;
 }
 
 }  // namespace xgemv::bench

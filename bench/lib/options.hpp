@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "case.hpp"
@@ -91,10 +92,26 @@ template <class Parsed>
 class CommandLine {
  public:
   CommandLine(std::function<std::string()> version, std::string default_out_dir);
-  Parsed parse(int argc, const char* const* argv);
+  Parsed parse(int argc, const char* const* argv) {
+    options_ = Parsed{};
+    options_.out_dir = default_out_dir_;
+    app_.parse(argc, argv);
+    validate();
+    return options_;
+  }
+  // parse() for main(): the options, or the exit code after the message.
+  std::variant<Parsed, int> parse_or_exit(int argc, const char* const* argv) {
+    try {
+      return parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+      return exit(error);
+    }
+  }
   int exit(const CLI::Error& error) { return app_.exit(error); }
 
  private:
+  void validate();  // what the options ask of each other; throws CLI::ValidationError
+
   CLI::App app_;
   std::string default_out_dir_;
   Parsed options_;
@@ -102,11 +119,11 @@ class CommandLine {
 template <>
 CommandLine<Options>::CommandLine(std::function<std::string()> version, std::string default_out_dir);
 template <>
-Options CommandLine<Options>::parse(int argc, const char* const* argv);
+void CommandLine<Options>::validate();
 template <>
 CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
                                       std::string default_out_dir);
 template <>
-NcclOptions CommandLine<NcclOptions>::parse(int argc, const char* const* argv);
+inline void CommandLine<NcclOptions>::validate() {}
 
 }  // namespace xgemv::bench

@@ -92,39 +92,62 @@ Json run_json(const RunInfo& info) {
   return run;
 }
 
-std::string cell(const Record* r, Field field) {
+// The fields a view's column may show, as its header names them.
+const std::vector<std::string> kFields = {"case",       "layers",     "GEMVs",    "GB",  "P",
+                                          "us",         "ms",         "GB/s",     "t/t1",
+                                          "bound GB/s", "% of bound", "speed-up", "% of GEMV",
+                                          "function",   "mode"};
+
+// A field of a record: "-" without the record or the value, FAILED for a value a failed record
+// lacks.
+std::string cell(const Record* r, const std::string& field) {
   if (!r) return "-";
-  const auto number = [&](const std::optional<double>& value, int decimals) {
-    return value ? fixed(value, decimals, "-") : r->failed() ? "FAILED" : "-";
-  };
-  const auto ratio = [&](const std::optional<double>& value) {
-    return value || !r->failed() ? ratio_text(value) : "FAILED";
-  };
-  switch (field) {
-    case Field::label: return r->label();
-    case Field::layers: return std::to_string(r->layers) + "/" + std::to_string(r->model_layers);
-    case Field::gemvs: return std::to_string(r->gemvs);
-    case Field::gigabytes: return fixed(static_cast<double>(r->bytes) / 1e9, 2);
-    case Field::gpus: return std::to_string(r->gpus);
-    case Field::us: return number(r->us, 2);
-    case Field::ms: return number(r->us ? std::optional(*r->us / 1e3) : std::nullopt, 3);
-    case Field::gbps: return number(r->gbps, 0);
-    case Field::bound_gbps: return number(r->bound_gbps, 0);
-    case Field::pct_bound: return number(r->pct_bound, 1);
-    case Field::speedup: return ratio(r->speedup);
-    case Field::nrhs_ratio: return ratio(r->nrhs_ratio);
-    case Field::share_pct: return number(r->share_pct, 1);
-    case Field::function: return r->function.empty() ? "-" : r->function;
-    case Field::mode: return r->mode;
-  }
+  if (field == "case") return r->label();
+  if (field == "layers") return std::to_string(r->layers) + "/" + std::to_string(r->model_layers);
+  if (field == "GEMVs") return std::to_string(r->gemvs);
+  if (field == "P") return std::to_string(r->gpus);
+  if (field == "function") return r->function.empty() ? "-" : r->function;
+  if (field == "mode") return r->mode;
+  const std::optional<double> ms = r->us ? std::optional(*r->us / 1e3) : std::nullopt;
+  const struct {
+    const char* name;
+    std::optional<double> value;
+    int decimals;
+    const char* unit;
+  } numbers[] = {{"GB", static_cast<double>(r->bytes) / 1e9, 2, ""},
+                 {"us", r->us, 2, ""},
+                 {"ms", ms, 3, ""},
+                 {"GB/s", r->gbps, 0, ""},
+                 {"bound GB/s", r->bound_gbps, 0, ""},
+                 {"% of bound", r->pct_bound, 1, ""},
+                 {"speed-up", r->speedup, 2, "x"},
+                 {"t/t1", r->nrhs_ratio, 2, "x"},
+                 {"% of GEMV", r->share_pct, 1, ""}};
+  for (const auto& number : numbers)
+    if (field == number.name)
+      return number.value ? fixed(number.value, number.decimals) + number.unit
+                          : r->failed() ? "FAILED" : "-";
   return "-";
 }
 
-const char* header(Field field) {
-  const char* headers[] = {"case", "layers", "GEMVs", "GB", "P", "us", "ms", "GB/s",
-                           "bound GB/s", "% of bound", "speed-up", "t/t1", "% of GEMV",
-                           "function", "mode"};
-  return headers[static_cast<int>(field)];
+// A column's libraries and field: "cublas-gemmex/cublas-gemm t/t1" is {cublas-gemmex,
+// cublas-gemm} and t/t1, its longest field at the end.
+std::pair<std::vector<std::string>, std::string> parse_column(const std::string& column) {
+  std::string field;
+  for (const std::string& name : kFields)
+    if (name.size() > field.size() && column.size() >= name.size() &&
+        column.compare(column.size() - name.size(), name.size(), name) == 0 &&
+        (column.size() == name.size() || column[column.size() - name.size() - 1] == ' '))
+      field = name;
+  std::vector<std::string> libs;
+  std::string rest = column.substr(0, column.size() - field.size());
+  while (!rest.empty() && rest.back() == ' ') rest.pop_back();
+  for (size_t start = 0; start < rest.size();) {
+    const size_t end = std::min(rest.find('/', start), rest.size());
+    libs.push_back(rest.substr(start, end - start));
+    start = end + 1;
+  }
+  return {libs, field};
 }
 
 using Table = std::vector<std::vector<std::string>>;  // the header first
@@ -167,22 +190,26 @@ Table view_table(const View& view, const std::vector<Record>& records) {
            first_seen[b.front()->suite + '|' + b.front()->label()];
   });
   Table table(1);
-  for (const Column& column : view.columns)
-    table[0].push_back((column.libs.empty() ? "" : join(column.libs, "/") + " ") +
-                       header(column.field));
+  std::vector<std::pair<std::vector<std::string>, std::string>> columns;
+  for (size_t start = 0; start < view.columns.size();) {
+    const size_t end = std::min(view.columns.find(" | ", start), view.columns.size());
+    table[0].push_back(view.columns.substr(start, end - start));
+    columns.push_back(parse_column(table[0].back()));
+    start = end + 3;
+  }
   for (const auto& row : rows) {
     std::vector<std::string> cells;
     bool keyed = false, key_present = false;
-    for (const Column& column : view.columns) {
-      const Record* found = column.libs.empty() ? row.front() : nullptr;
-      for (const std::string& lib : column.libs)
+    for (const auto& [libs, field] : columns) {
+      const Record* found = libs.empty() ? row.front() : nullptr;
+      for (const std::string& lib : libs)
         for (const Record* r : row)
           if (!found && r->lib == lib) found = r;
-      if (!column.libs.empty() && !keyed) {
+      if (!libs.empty() && !keyed) {
         keyed = true;
         key_present = found != nullptr;
       }
-      cells.push_back(cell(found, column.field));
+      cells.push_back(cell(found, field));
     }
     if (key_present) table.push_back(cells);
   }
@@ -215,78 +242,37 @@ std::string progress_line(const Record& r, const std::string& counter) {
 }
 
 const std::vector<View>& views() {
-  static const std::vector<View> list = [] {
-    using F = Field;
-    const Scope shapes{shape_suite_names(), {}}, steps{{"decode"}, {}};
-    const std::vector<std::string> gemms = {kCublasGemmEx, kCublasGemm};
-    const std::vector<std::string> exchange = {"nccl", "xgemv-nccl"};
-    const std::vector<Column> several_vectors = {
-        {{}, F::label},           {{kXgemvNrhs}, F::us},        {{kXgemvNrhs}, F::nrhs_ratio},
-        {gemms, F::us},           {gemms, F::nrhs_ratio},       {{kXgemvNrhs}, F::speedup},
-        {{kXgemvNrhs}, F::pct_bound}};
-    std::vector<Column> decode_nrhs = several_vectors;
-    for (Column& column : decode_nrhs)
-      if (column.field == F::us) column.field = F::ms;
-    return std::vector<View>{
-        {"xgemv vs cuBLAS (its gemv and GemmEx with one column), one vector", shapes,
-         {{{}, F::label},
-          {{"xgemv"}, F::us},
-          {{"xgemv"}, F::gbps},
-          {{"cublas"}, F::gbps},
-          {{kCublasGemmEx}, F::gbps},
-          {{kCeiling}, F::gbps},
-          {{"xgemv"}, F::pct_bound},
-          {{"xgemv"}, F::speedup},
-          {{"xgemv"}, F::function}}},
-        {"Several vectors: xgemv_?gemv_nrhs and the cuBLAS GEMM with as many columns (t/t1: "
-         "time over the same library's at nrhs 1)",
-         shapes.nrhs(1, kAnyNrhs), several_vectors},
-        {"Decode steps (ms per step; bound: one-read)", steps,
-         {{{}, F::label},
-          {{}, F::layers},
-          {{}, F::gemvs},
-          {{}, F::gigabytes},
-          {{kOneRead}, F::ms},
-          {{kPerGemvReads}, F::ms},
-          {{"xgemv"}, F::ms},
-          {{kXgemvEarlyStart}, F::ms},
-          {{"cublas"}, F::ms},
-          {{kCublasGemmEx}, F::ms},
-          {{"xgemv"}, F::pct_bound},
-          {{kXgemvEarlyStart}, F::pct_bound},
-          {{"xgemv"}, F::speedup},
-          {{kXgemvEarlyStart}, F::speedup}}},
-        {"Decode steps on several vectors (ms per step)", steps.nrhs(1, kAnyNrhs), decode_nrhs},
-        {"Bandwidth over P GPUs (bound: P one-GPU stream reads; speed-up over one GPU)",
-         Scope{{"nccl-bandwidth"}, {}}.gpus(1, kAnyGpus),
-         {{{}, F::label},
-          {{}, F::gpus},
-          {{"xgemv-nccl"}, F::gbps},
-          {{kCeiling}, F::gbps},
-          {{"xgemv-nccl"}, F::bound_gbps},
-          {{"xgemv-nccl"}, F::pct_bound},
-          {{"xgemv-nccl"}, F::speedup}}},
-        {"Tensor-parallel decode steps (ms per step)",
-         Scope{{"nccl-decode"}, {}}.gpus(1, kAnyGpus),
-         {{{}, F::label},
-          {{}, F::layers},
-          {{}, F::gigabytes},
-          {{}, F::gpus},
-          {{"xgemv-nccl"}, F::ms},
-          {{"xgemv-nccl"}, F::mode},
-          {{kCeiling}, F::ms},
-          {{"xgemv-nccl"}, F::pct_bound},
-          {{"xgemv-nccl"}, F::speedup}}},
-        {"Small exchanges beside the decode-size split GEMV of their size",
-         Scope{{"nccl-exchange"}, {}}.gpus(1, kAnyGpus),
-         {{{}, F::label},
-          {{}, F::gpus},
-          {exchange, F::us},
-          {exchange, F::mode},
-          {{"nccl"}, F::share_pct},
-          {exchange, F::speedup}}},
-    };
-  }();
+  static const std::vector<View> list = {
+      {"xgemv vs cuBLAS (its gemv and GemmEx with one column), one vector",
+       Scope{shape_suite_names(), {}},
+       "case | xgemv us | xgemv GB/s | cublas GB/s | cublas-gemmex GB/s | ceiling GB/s | "
+       "xgemv % of bound | xgemv speed-up | xgemv function"},
+      {"Several vectors: xgemv_?gemv_nrhs and the cuBLAS GEMM with as many columns (t/t1: time "
+       "over the same library's at nrhs 1)",
+       Scope{shape_suite_names(), {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | xgemv-nrhs us | xgemv-nrhs t/t1 | cublas-gemmex/cublas-gemm us | "
+       "cublas-gemmex/cublas-gemm t/t1 | xgemv-nrhs speed-up | xgemv-nrhs % of bound"},
+      {"Decode steps (ms per step; bound: one-read)", Scope{{"decode"}, {}},
+       "case | layers | GEMVs | GB | one-read ms | per-gemv-reads ms | xgemv ms | "
+       "xgemv-early-start ms | cublas ms | cublas-gemmex ms | xgemv % of bound | "
+       "xgemv-early-start % of bound | xgemv speed-up | xgemv-early-start speed-up"},
+      {"Decode steps on several vectors (ms per step)",
+       Scope{{"decode"}, {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | xgemv-nrhs ms | xgemv-nrhs t/t1 | cublas-gemmex ms | cublas-gemmex t/t1 | "
+       "xgemv-nrhs speed-up | xgemv-nrhs % of bound"},
+      {"Bandwidth over P GPUs (bound: P one-GPU stream reads; speed-up over one GPU)",
+       Scope{{"nccl-bandwidth"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
+       "case | P | xgemv-nccl GB/s | ceiling GB/s | xgemv-nccl bound GB/s | "
+       "xgemv-nccl % of bound | xgemv-nccl speed-up"},
+      {"Tensor-parallel decode steps (ms per step)",
+       Scope{{"nccl-decode"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
+       "case | layers | GB | P | xgemv-nccl ms | xgemv-nccl mode | ceiling ms | "
+       "xgemv-nccl % of bound | xgemv-nccl speed-up"},
+      {"Small exchanges beside the decode-size split GEMV of their size",
+       Scope{{"nccl-exchange"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
+       "case | P | nccl/xgemv-nccl us | nccl/xgemv-nccl mode | nccl % of GEMV | "
+       "nccl/xgemv-nccl speed-up"},
+  };
   return list;
 }
 

@@ -24,21 +24,16 @@ std::string fixed(const std::optional<double>& value, int decimals, const char* 
 std::string progress_header();
 std::string progress_line(const Record& r, const std::string& counter = "");
 
-// A table of records: a row per case (and P) of the records in the scope, in order of first
-// appearance; a column is a field of the record of its first library present in the row (of any
-// record for no library). A row needs a record of the first column with libraries.
-enum class Field {
-  label, layers, gemvs, gigabytes, gpus, us, ms, gbps, bound_gbps, pct_bound, speedup,
-  nrhs_ratio, share_pct, function, mode
-};
-struct Column {
-  std::vector<std::string> libs;
-  Field field;
-};
+// A table of records: a row per case (and P) of the records in the scope, the cases in order of
+// first appearance; `columns` are its headers, "|" between them: a field of the case ("case",
+// "layers", "GEMVs", "GB", "P") or a library's field ("xgemv us", "cublas-gemmex/cublas-gemm
+// t/t1": of the first of those libraries in the row), where a field is one of us, ms, GB/s,
+// bound GB/s, % of bound, speed-up, t/t1, % of GEMV, function, mode. A row needs a record of the
+// first library named.
 struct View {
   std::string title;
   Scope scope;
-  std::vector<Column> columns;
+  std::string columns;
 };
 const std::vector<View>& views();
 

@@ -99,13 +99,10 @@ const std::vector<Suite>& all_suites() {
   return suites;
 }
 
-const std::vector<std::string>& shape_suite_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> list;
-    for (const Suite& suite : all_suites()) list.push_back(suite.name);
-    list.push_back("adhoc");
-    return list;
-  }();
+std::vector<std::string> shape_suite_names() {
+  std::vector<std::string> names;
+  for (const Suite& suite : all_suites()) names.push_back(suite.name);
+  names.push_back("adhoc");
   return names;
 }
 

@@ -28,7 +28,7 @@ const std::vector<Suite>& all_suites();
 const Suite* find_suite(const std::string& name);
 
 // The suites whose records are one GEMV call: every suite above and adhoc.
-const std::vector<std::string>& shape_suite_names();
+std::vector<std::string> shape_suite_names();
 
 // Cases in suite order (suites, then ad-hoc shapes), shape order, dtype order, op order, then
 // every --nrhs value (the cases of one problem run back to back); --dtype/--op replace the suites'

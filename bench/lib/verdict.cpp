@@ -109,7 +109,7 @@ std::string clause(const Target& t, const std::vector<const Record*>& in, int ru
     }
     case Target::at_least:
     case Target::at_most: {
-      if (t.scope.gpus_low > run_gpus)
+      if (t.scope.gpus.low > run_gpus)
         return t.text + ": not measured (only " + std::to_string(run_gpus) + " GPU(s))";
       if (in.empty()) return t.text + ": none in this run";
       size_t met = 0;
@@ -138,94 +138,68 @@ std::string clause(const Target& t, const std::vector<const Record*>& in, int ru
 bool Scope::matches(const Record& r, bool any_gpus) const {
   return within(suites, r.suite) && within(libs, r.lib) &&
          (dtypes.empty() || std::find(dtypes.begin(), dtypes.end(), r.dtype) != dtypes.end()) &&
-         r.nrhs >= nrhs_low && r.nrhs <= nrhs_high &&
-         (any_gpus || (r.gpus >= gpus_low && r.gpus <= gpus_high)) &&
+         nrhs.contains(r.nrhs) && (any_gpus || gpus.contains(r.gpus)) &&
          r.matrix_bytes >= min_matrix_bytes && (tag.empty() || r.tag == tag);
-}
-
-Scope Scope::nrhs(int64_t low, int64_t high) const {
-  Scope s = *this;
-  s.nrhs_low = low;
-  s.nrhs_high = high;
-  return s;
-}
-
-Scope Scope::gpus(int low, int high) const {
-  Scope s = *this;
-  s.gpus_low = low;
-  s.gpus_high = high;
-  return s;
-}
-
-Scope Scope::with_dtypes(std::vector<Dtype> list) const {
-  Scope s = *this;
-  s.dtypes = std::move(list);
-  return s;
-}
-
-Scope Scope::matrices_of(int64_t bytes) const {
-  Scope s = *this;
-  s.min_matrix_bytes = bytes;
-  return s;
-}
-
-Scope Scope::with_tag(std::string name) const {
-  Scope s = *this;
-  s.tag = std::move(name);
-  return s;
 }
 
 const std::vector<Target>& targets() {
   static const std::vector<Target> table = [] {
     using T = Target;
-    const std::string shapes = "verdict: ", decode = "verdict: speed-up per step over the faster "
-                                                     "cuBLAS (gemv or GemmEx): ";
-    const std::string nrhs = "nrhs verdict (xgemv, bf16/fp16 llm shapes): time(nrhs)/time(1) ";
-    const std::string decode_nrhs =
+    const std::string shapes = "verdict: ", nccl = "verdict: ", exchanges = "exchanges: ";
+    const std::string decode =
+        "verdict: speed-up per step over the faster cuBLAS (gemv or GemmEx): ";
+    const std::string llm_nrhs_line =
+        "nrhs verdict (xgemv, bf16/fp16 llm shapes): time(nrhs)/time(1) ";
+    const std::string decode_nrhs_line =
         "nrhs verdict (xgemv, bf16/fp16 decode steps): time(nrhs)/time(1) ";
-    const std::string nccl = "verdict: ", exchanges = "exchanges: ";
+    const auto at_nrhs = [](const Scope& scope, int64_t low, int64_t high) {
+      return scope.with(&Scope::nrhs, {low, high});
+    };
     const Scope xgemv{shape_suite_names(), {"xgemv"}};
-    const Scope steps{{"decode"}, {}};
-    const Scope llm_nrhs = Scope{{"llm"}, {kXgemvNrhs}}.with_dtypes({Dtype::bf16, Dtype::fp16});
+    const Scope llm_nrhs{{"llm"}, {kXgemvNrhs}, {Dtype::bf16, Dtype::fp16}};
     const Scope step_nrhs{{"decode"}, {kXgemvNrhs}};
-    const Scope split = Scope{{"nccl-bandwidth"}, {"xgemv-nccl"}}.matrices_of(int64_t{1} << 30);
+    const Scope split = Scope{{"nccl-bandwidth"}, {"xgemv-nccl"}}.with(&Scope::min_matrix_bytes,
+                                                                        int64_t{1} << 30);
     const Scope tensor_parallel =
-        Scope{{"nccl-decode"}, {"xgemv-nccl"}}.with_tag("llama3-70b").gpus(2, 2);
-    const Scope nccl_rows =
-        Scope{{"nccl-bandwidth", "nccl-decode", "nccl-exchange"}, {}}.gpus(1, kAnyGpus);
-    const Scope collectives = Scope{{"nccl-exchange"}, {"nccl"}}.gpus(2, kAnyGpus);
+        Scope{{"nccl-decode"}, {"xgemv-nccl"}, {}, {}, {2, 2}}.with(&Scope::tag, "llama3-70b");
+    const Scope nccl_rows{{"nccl-bandwidth", "nccl-decode", "nccl-exchange"}, {}, {}, {},
+                          {1, kAnyGpus}};
+    const Scope collectives{{"nccl-exchange"}, {"nccl"}, {}, {}, {2, kAnyGpus}};
     std::vector<Target> list = {
         // The shape suites, one vector: xgemv beside the fastest cuBLAS and the ceiling.
         {shapes, T::worst, xgemv, Metric::speedup, 0, "worst speed-up vs cuBLAS"},
-        {shapes, T::at_least, xgemv.matrices_of(int64_t{256} << 20), Metric::pct_bound, 80,
-         "matrices >= 256 MiB at >= 80% of ceiling", T::label, false, true},
+        {shapes, T::at_least, xgemv.with(&Scope::min_matrix_bytes, int64_t{256} << 20),
+         Metric::pct_bound, 80, "matrices >= 256 MiB at >= 80% of ceiling", T::label, false,
+         true},
         {shapes, T::failures, xgemv, Metric::speedup, 0, "xgemv FAILED on {} case(s)"},
         // Decode steps, one vector.
-        {decode, T::geomean_per_dtype, Scope{{"decode"}, {"xgemv"}}, Metric::speedup, 0,
-         "xgemv", T::tag},
+        {decode, T::geomean_per_dtype, Scope{{"decode"}, {"xgemv"}}, Metric::speedup, 0, "xgemv",
+         T::tag},
         {decode, T::geomean_per_dtype, Scope{{"decode"}, {kXgemvEarlyStart}}, Metric::speedup, 0,
          kXgemvEarlyStart, T::tag},
-        {decode, T::failures, steps.nrhs(1, kAnyNrhs), Metric::speedup, 0, "FAILED {} row(s)"},
+        {decode, T::failures, at_nrhs(Scope{{"decode"}, {}}, 1, kAnyNrhs), Metric::speedup, 0,
+         "FAILED {} row(s)"},
     };
     // Several vectors: xgemv_?gemv_nrhs against its own one-vector time and beside the GEMM of as
     // many columns. No bound past 16: the call computes 16 vectors at a time.
     for (const auto& [line, scope, all, names] :
-         {std::tuple{nrhs, llm_nrhs, Scope{shape_suite_names(), {kXgemvNrhs}}, T::suite_and_label},
-          std::tuple{decode_nrhs, step_nrhs, step_nrhs, T::label}}) {
-      list.push_back({line, T::at_most, scope.nrhs(2, 8), Metric::nrhs_ratio, 1.10,
+         {std::tuple{llm_nrhs_line, llm_nrhs, Scope{shape_suite_names(), {kXgemvNrhs}},
+                     T::suite_and_label},
+          std::tuple{decode_nrhs_line, step_nrhs, step_nrhs, T::label}}) {
+      list.push_back({line, T::at_most, at_nrhs(scope, 2, 8), Metric::nrhs_ratio, 1.10,
                       "<= 1.10x for nrhs 2..8", names, true});
-      list.push_back({line, T::at_most, scope.nrhs(9, 16), Metric::nrhs_ratio, 1.25,
+      list.push_back({line, T::at_most, at_nrhs(scope, 9, 16), Metric::nrhs_ratio, 1.25,
                       "<= 1.25x for nrhs 9..16", names, true});
-      list.push_back({line, T::geomean, scope.nrhs(2, 16), Metric::speedup, 0,
+      list.push_back({line, T::geomean, at_nrhs(scope, 2, 16), Metric::speedup, 0,
                       "speed-up vs cuBLAS GemmEx over nrhs 2..16:", names});
-      list.push_back({line, T::failures, all.nrhs(1, kAnyNrhs), Metric::speedup, 0,
+      list.push_back({line, T::failures, at_nrhs(all, 1, kAnyNrhs), Metric::speedup, 0,
                       "xgemv-nrhs FAILED on {} case(s)", names});
     }
     // Several GPUs: the speed-up over one GPU, and the exchanges beside the split GEMV.
     list.insert(list.end(), {
-        {nccl, T::at_least, split.gpus(2, 2), Metric::speedup, 1.8,
+        {nccl, T::at_least, split.with(&Scope::gpus, {2, 2}), Metric::speedup, 1.8,
          "matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU", T::label, true, true},
-        {nccl, T::at_least, split.gpus(4, 4), Metric::speedup, 3.4,
+        {nccl, T::at_least, split.with(&Scope::gpus, {4, 4}), Metric::speedup, 3.4,
          "matrices >= 1 GiB, 4 GPUs >= 3.40x over one GPU", T::label, true, true},
         {nccl, T::at_least, tensor_parallel, Metric::speedup, 1.6,
          "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU", T::label, true, true},
@@ -280,8 +254,8 @@ nlohmann::ordered_json targets_json() {
     list.push_back({{"line", t.line}, {"text", t.text}, {"kind", kinds[t.kind]},
                     {"metric", metric_key(t.metric)}, {"threshold", t.threshold},
                     {"suites", t.scope.suites}, {"libs", t.scope.libs},
-                    {"nrhs", {t.scope.nrhs_low, t.scope.nrhs_high}},
-                    {"gpus", {t.scope.gpus_low, t.scope.gpus_high}}});
+                    {"nrhs", {t.scope.nrhs.low, t.scope.nrhs.high}},
+                    {"gpus", {t.scope.gpus.low, t.scope.gpus.high}}});
   return list;
 }
 

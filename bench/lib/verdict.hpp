@@ -7,6 +7,8 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "record.hpp"
@@ -16,21 +18,27 @@ namespace xgemv::bench {
 inline constexpr int64_t kAnyNrhs = INT64_MAX;
 inline constexpr int kAnyGpus = INT_MAX;
 
+struct Range {
+  int64_t low = 1, high = 1;
+  bool contains(int64_t value) const { return value >= low && value <= high; }
+};
+
 // Which records a target or a table is about; an empty list matches everything.
 struct Scope {
   std::vector<std::string> suites, libs;
   std::vector<Dtype> dtypes;
-  int64_t nrhs_low = 1, nrhs_high = 1;
-  int gpus_low = 1, gpus_high = 1;
+  Range nrhs, gpus;
   int64_t min_matrix_bytes = 0;
   std::string tag;
 
   bool matches(const Record& r, bool any_gpus = false) const;
-  Scope nrhs(int64_t low, int64_t high) const;
-  Scope gpus(int low, int high) const;
-  Scope with_dtypes(std::vector<Dtype> list) const;
-  Scope matrices_of(int64_t bytes) const;  // at least
-  Scope with_tag(std::string name) const;
+  // A copy with one member set: scope.with(&Scope::nrhs, {2, 8}).
+  template <class Member>
+  Scope with(Member Scope::*member, std::common_type_t<Member> value) const {
+    Scope copy = *this;
+    copy.*member = std::move(value);
+    return copy;
+  }
 };
 
 enum class Metric { speedup, pct_bound, nrhs_ratio, share_pct };

@@ -66,39 +66,22 @@ struct SplitCall {
   size_t workspace_bytes;
 };
 
-xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const float* a, const float* x,
-                       const float* beta, float* y) {
-  return xgemv_nccl_sgemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
-                          c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
-}
-xgemv_status nccl_gemv(const SplitCall& c, const double* alpha, const double* a, const double* x,
-                       const double* beta, double* y) {
-  return xgemv_nccl_dgemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
-                          c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
-}
-xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const __half* a, const __half* x,
-                       const float* beta, __half* y) {
-  return xgemv_nccl_hgemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
-                          c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
-}
-xgemv_status nccl_gemv(const SplitCall& c, const float* alpha, const __nv_bfloat16* a,
-                       const __nv_bfloat16* x, const float* beta, __nv_bfloat16* y) {
-  return xgemv_nccl_bf16gemv(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha,
-                             a, c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
+template <class T>
+xgemv_status nccl_gemv(const SplitCall& c, const Scalar<T>* alpha, const T* a, const T* x,
+                       const Scalar<T>* beta, T* y) {
+  const auto call = [&](auto entry_point) {
+    return entry_point(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
+                       c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
+  };
+  if constexpr (std::is_same_v<T, float>) return call(xgemv_nccl_sgemv);
+  else if constexpr (std::is_same_v<T, double>) return call(xgemv_nccl_dgemv);
+  else if constexpr (std::is_same_v<T, __half>) return call(xgemv_nccl_hgemv);
+  else return call(xgemv_nccl_bf16gemv);
 }
 
 ncclDataType_t nccl_type(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::fp32:
-      return ncclFloat32;
-    case Dtype::fp64:
-      return ncclFloat64;
-    case Dtype::fp16:
-      return ncclFloat16;
-    case Dtype::bf16:
-      return ncclBfloat16;
-  }
-  throw std::logic_error("unknown dtype");
+  const ncclDataType_t types[] = {ncclFloat32, ncclFloat64, ncclFloat16, ncclBfloat16};
+  return types[static_cast<int>(dtype)];  // kAllDtypes order
 }
 
 // The seed of a rank's own operands: blocks of A and of x differ from rank to rank, so that a
@@ -341,27 +324,6 @@ class Rank : private DeviceSession {
   Graph graph_;
 };
 
-// Per repetition the slowest rank (and the fastest), then the medians.
-void record_times(Record& row, const std::vector<RankTimes>& times) {
-  for (size_t r = 0; r < times.size(); ++r)
-    if (!times[r].error.empty()) {
-      row.status = "error: rank " + std::to_string(r) + ": " + times[r].error;
-      return;
-    }
-  std::vector<double> slowest, fastest;
-  for (size_t repetition = 0; repetition < times.front().us.size(); ++repetition) {
-    double high = 0, low = times.front().us[repetition];
-    for (const RankTimes& rank : times) {
-      high = std::max(high, rank.us[repetition]);
-      low = std::min(low, rank.us[repetition]);
-    }
-    slowest.push_back(high);
-    fastest.push_back(low);
-  }
-  row.set_times(slowest);
-  row.fastest_rank_us = median(fastest);
-}
-
 // CUDA devices visible, 0 with the reason when there is none.
 int visible_gpus(std::string* why_none) {
   if (nvidia_driver_or_gpu_missing()) {
@@ -458,19 +420,11 @@ class NcclBench {
     std::vector<Record> rows;
     Record row = prototype;
     row.gpus = ranks;
-    row.calls_per_batch = 1;
     on_ranks([&](std::unique_ptr<Rank>& rank, int r) { rank->prepare(gemvs, ranks, r); });
 
     if (timing.ceiling && ranks == 1) {
       Record read = ceiling_record(row, ranks_.front()->weight_buffer_bytes());
-      read.calls_per_batch = 1;
-      std::vector<RankTimes> times(1);
-      on_ranks([&](std::unique_ptr<Rank>& rank, int) {
-        times[0] = rank->time(
-            plan, timing.flush_l2, 1, [&] { return rank->enqueue_read(); }, stopping_);
-      });
-      record_times(read, times);
-      read.sm_clock_mhz = sm_clock_mhz();
+      time_on_ranks(read, plan, timing.flush_l2, 1, [](Rank& rank) { return rank.enqueue_read(); });
       rows.push_back(read);
     }
 
@@ -498,16 +452,9 @@ class NcclBench {
         check_unit(row, gemvs, expected, " (graph)");
       }
     }
-    if (row.status == "ok") {
-      std::vector<RankTimes> times(static_cast<size_t>(ranks));
-      on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
-        times[r] = rank->time(
-            plan, timing.flush_l2, 1, [&] { return rank->enqueue_unit(); }, stopping_);
-      });
-      record_times(row, times);
-    }
+    if (row.status == "ok")
+      time_on_ranks(row, plan, timing.flush_l2, 1, [](Rank& rank) { return rank.enqueue_unit(); });
     on_ranks([](std::unique_ptr<Rank>& rank, int) { rank->release(); });
-    row.sm_clock_mhz = sm_clock_mhz();
     rows.push_back(row);
     return rows;
   }
@@ -520,7 +467,6 @@ class NcclBench {
     Record row = prototype;
     row.gpus = ranks;
     const int calls = plan.exchanges_per_repetition;
-    row.calls_per_batch = calls;
     on_ranks([&](std::unique_ptr<Rank>& rank, int) { rank->prepare_exchange(exchange, ranks); });
     // One collective on every rank first: the connections it needs are made outside the capture.
     std::vector<std::string> errors(static_cast<size_t>(ranks));
@@ -528,23 +474,12 @@ class NcclBench {
       errors[r] = rank->enqueue_exchanges(1);
       check_cuda(cudaDeviceSynchronize(), "the first exchange");
     });
-    for (int r = 0; r < ranks; ++r)
-      if (!errors[r].empty() && row.status == "ok")
-        row.status = "error: rank " + std::to_string(r) + ": " + errors[r];
+    fail_on_error(row, errors);
     row.mode = "stream";
-    if (row.status == "ok" &&
-        capture_all(row, [calls](Rank& rank) { return rank.enqueue_exchanges(calls); }))
-      row.mode = "graph";
-    if (row.status == "ok") {
-      std::vector<RankTimes> times(static_cast<size_t>(ranks));
-      on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
-        times[r] = rank->time(
-            plan, false, calls, [&] { return rank->enqueue_exchanges(calls); }, stopping_);
-      });
-      record_times(row, times);
-    }
+    const auto enqueue = [calls](Rank& rank) { return rank.enqueue_exchanges(calls); };
+    if (row.status == "ok" && capture_all(row, enqueue)) row.mode = "graph";
+    if (row.status == "ok") time_on_ranks(row, plan, false, calls, enqueue);
     on_ranks([](std::unique_ptr<Rank>& rank, int) { rank->release(); });
-    row.sm_clock_mhz = sm_clock_mhz();
     return row;
   }
 
@@ -611,6 +546,43 @@ class NcclBench {
     return true;
   }
 
+  // The timed repetitions of enqueue() on every rank at once into `row` (calls per repetition):
+  // per repetition the slowest rank and the fastest, then the medians; GPU 0's clock after them.
+  void time_on_ranks(Record& row, const NcclTimingPlan& plan, bool flush_l2, int calls,
+                     const std::function<std::string(Rank&)>& enqueue) {
+    std::vector<RankTimes> times(static_cast<size_t>(ranks_in_use_));
+    on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
+      times[r] = rank->time(plan, flush_l2, calls, [&] { return enqueue(*rank); }, stopping_);
+    });
+    row.calls_per_batch = calls;
+    row.sm_clock_mhz = sm_clock_mhz();
+    std::vector<std::string> errors;
+    for (const RankTimes& rank : times) errors.push_back(rank.error);
+    if (fail_on_error(row, errors)) return;
+    std::vector<double> slowest, fastest;
+    for (size_t repetition = 0; repetition < times.front().us.size(); ++repetition) {
+      double high = 0, low = times.front().us[repetition];
+      for (const RankTimes& rank : times) {
+        high = std::max(high, rank.us[repetition]);
+        low = std::min(low, rank.us[repetition]);
+      }
+      slowest.push_back(high);
+      fastest.push_back(low);
+    }
+    row.set_times(slowest);
+    row.fastest_rank_us = median(fastest);
+  }
+
+  // The first rank's error, if any, as the row's status.
+  static bool fail_on_error(Record& row, const std::vector<std::string>& errors) {
+    for (size_t r = 0; r < errors.size(); ++r)
+      if (!errors[r].empty()) {
+        row.status = "error: rank " + std::to_string(r) + ": " + errors[r];
+        return true;
+      }
+    return false;
+  }
+
   // One run of the unit on every rank at once, each rank's y against what it must end with.
   void check_unit(Record& row, const std::vector<SplitGemv>& gemvs,
                   const std::vector<std::vector<std::vector<double>>>& expected,
@@ -619,11 +591,7 @@ class NcclBench {
     std::vector<std::vector<std::vector<double>>> outputs(static_cast<size_t>(ranks));
     std::vector<std::string> errors(static_cast<size_t>(ranks));
     on_ranks([&](std::unique_ptr<Rank>& rank, int r) { errors[r] = rank->run_once(outputs[r]); });
-    for (int r = 0; r < ranks; ++r)
-      if (!errors[r].empty()) {
-        row.status = "error: rank " + std::to_string(r) + ": " + errors[r];
-        return;
-      }
+    if (fail_on_error(row, errors)) return;
     for (int r = 0; r < ranks; ++r)
       for (size_t g = 0; g < gemvs.size(); ++g)
         row.add_check(
@@ -713,13 +681,10 @@ void add_rows(std::vector<Record>& rows, std::vector<Record> measured) {
 }
 
 int run(int argc, char** argv) {
-  CommandLine<NcclOptions> command_line(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR);
-  NcclOptions options;
-  try {
-    options = command_line.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return command_line.exit(error);
-  }
+  const auto parsed =
+      CommandLine<NcclOptions>(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR).parse_or_exit(argc, argv);
+  if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
+  const NcclOptions& options = std::get<NcclOptions>(parsed);
   if (options.list) {
     list_plan(options);
     return 0;
@@ -738,14 +703,8 @@ int run(int argc, char** argv) {
   }
   const int gpus = options.gpus ? options.gpus : visible;
 
-  RunInfo info;
-  info.commit = project_commit(options.commit);
-  info.date = utc_now_iso8601();
-  info.host_cpu = host_cpu_name();
-  info.host_blas = "no host library";
-  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
-  info.mode = "stream (bandwidth) and graph (decode, exchanges)";
-  info.quick = options.quick;
+  RunInfo info = describe_run(argc, argv, options, "no host library",
+                              "stream (bandwidth) and graph (decode, exchanges)");
   const NcclTimingPlan plan = plan_nccl_timing(options.quick);
   info.method = "one thread per GPU; median over " + std::to_string(plan.repetitions) +
                 " repetitions (after " + std::to_string(plan.warmup) +

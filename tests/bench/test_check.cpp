@@ -13,14 +13,7 @@ namespace xgemv::bench {
 namespace {
 
 Case make_case(char op, int64_t m, int64_t n, Dtype dtype = Dtype::fp64) {
-  Case c;
-  c.suite = "test";
-  c.tag = "t";
-  c.op = op;
-  c.m = m;
-  c.n = n;
-  c.dtype = dtype;
-  return c;
+  return {"test", "t", dtype, op, m, n};
 }
 
 TEST(Case, LengthsAndBytesFollowTheOp) {

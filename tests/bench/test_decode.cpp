@@ -12,6 +12,7 @@
 #include "lib/decode.hpp"
 #include "lib/options.hpp"
 #include "lib/report.hpp"
+#include "samples.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -233,14 +234,6 @@ TEST(DecodeTiming, AtLeastFifteenReplaysAfterWarmUp) {
   EXPECT_GE(plan_decode_timing(true).warmup, 1);
 }
 
-CheckResult check(double max_error, double tolerance) {
-  CheckResult result;
-  result.max_error = max_error;
-  result.tolerance = tolerance;
-  result.passed = max_error <= tolerance;
-  return result;
-}
-
 TEST(DecodeCheck, TheWorstGemvIsTheLargestShareOfItsToleranceAndOneFailureFailsTheRecord) {
   const DecodeStep step = plan_decode_step(model("llama3.2-1b"), kDefaultBudget);
   Record row = step_record(step, Dtype::bf16, "xgemv", "xgemv_bf16gemv");
@@ -290,12 +283,6 @@ std::vector<Record> sample_rows() {
   return rows;
 }
 
-std::string verdict_starting(const std::vector<Record>& rows, const std::string& opening) {
-  for (const std::string& line : verdict_lines(rows))
-    if (line.rfind(opening, 0) == 0) return line;
-  return "";
-}
-
 TEST(DecodeMetrics, ShareOfTheOneReadAndSpeedupOverTheFasterCublasPerStep) {
   const std::vector<Record> rows = sample_rows();
   const Record& one_read = rows[0];
@@ -334,14 +321,7 @@ TEST(DecodeVerdict, SpeedUpPerDtypeOfBothXgemvRowsAndEveryFailure) {
 }
 
 RunInfo sample_info() {
-  RunInfo info;
-  info.device = "NVIDIA H200";
-  info.sm_clock_max_mhz = 1980;
-  info.driver = "580.65, CUDA 13.0";
-  info.cuda = "13.0";
-  info.commit = "abc123";
-  info.date = "2026-12-01T12:00:00Z";
-  info.command = "xgemv-bench --suite decode";
+  RunInfo info = bench::sample_info("xgemv-bench --suite decode");
   info.mode = "graph";
   info.method = "one CUDA graph per step and library, median of 31 replays after 3 warm-up "
                 "replays";
@@ -360,28 +340,20 @@ TEST(DecodeReport, SummaryStepTableCsvJsonAndFailures) {
   std::ostringstream markdown;
   write_markdown(markdown, sample_info(), rows);
   const std::string text = markdown.str();
-  EXPECT_NE(text.find("median of 31 replays after 3 warm-up replays"), std::string::npos);
-  EXPECT_NE(text.find("| llama3-8b bf16 | 32/32 | 129 | 15.01 | 3.200 | 3.400 | 3.600 | 3.500 | "
-                      "4.500 | 4.000 | 88.9 | 91.4 | 1.11x | 1.14x |"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("| llama3.2-1b fp16 | 16/16 | 65 | 2.47 | 0.600 | 0.700 | 0.800 | 0.750 | "
-                      "FAILED | 1.000 | 75.0 | 80.0 | 1.25x | 1.33x |"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("## Failures\n\n- decode llama3.2-1b fp16 cublas: check failed (1 checked; "
-                      "worst L0.qkv err 0.0001 / tol 0.002) [65 kernels]"),
-            std::string::npos)
-      << text;
+  EXPECT_TRUE(contains(text, "median of 31 replays after 3 warm-up replays"));
+  EXPECT_TRUE(contains(text, "| llama3-8b bf16 | 32/32 | 129 | 15.01 | 3.200 | 3.400 | 3.600 | 3.500 | "
+                      "4.500 | 4.000 | 88.9 | 91.4 | 1.11x | 1.14x |"));
+  EXPECT_TRUE(contains(text, "| llama3.2-1b fp16 | 16/16 | 65 | 2.47 | 0.600 | 0.700 | 0.800 | 0.750 | "
+                      "FAILED | 1.000 | 75.0 | 80.0 | 1.25x | 1.33x |"));
+  EXPECT_TRUE(contains(text, "## Failures\n\n- decode llama3.2-1b fp16 cublas: check failed (1 checked; "
+                      "worst L0.qkv err 0.0001 / tol 0.002) [65 kernels]"));
 
   std::ostringstream csv;
   write_csv(csv, sample_info(), rows);
-  EXPECT_NE(csv.str().find("\ndecode,llama3-8b bf16,llama3-8b,bf16,bf16,T,0,0,1,0,1,1,1,0,,32,32,"
+  EXPECT_TRUE(contains(csv.str(), "\ndecode,llama3-8b bf16,llama3-8b,bf16,bf16,T,0,0,1,0,1,1,1,0,,32,32,"
                            "129,1,15009316864,15014038016,0,xgemv,xgemv_function,graph,ok,1,0,"
                            "0.0001,0.002,L0.qkv,0,1,31,129,3600.000,0.0,,0,4170.6,4691.9,88.9,"
-                           "1.111,,,,NVIDIA H200,"),
-            std::string::npos)
-      << csv.str();
+                           "1.111,,,,NVIDIA H200,"));
   const nlohmann::ordered_json json = to_json(sample_info(), rows);
   EXPECT_EQ(json["run"]["mode"], "graph");
   ASSERT_EQ(json["records"].size(), 12u);
@@ -439,22 +411,20 @@ TEST(DecodeNrhs, TheStepTableStaysOfOneVectorAndTheSweepHasItsOwn) {
   write_tables(table, sweep_rows(), false);
   const std::string text = table.str();
   EXPECT_EQ(text.find("llama3-8b bf16 nrhs 2 "), text.rfind("llama3-8b bf16 nrhs 2 ")) << text;
-  EXPECT_NE(text.find("\nDecode steps on several vectors"), std::string::npos) << text;
+  EXPECT_TRUE(contains(text, "\nDecode steps on several vectors"));
   const size_t line = text.find("\nllama3-8b bf16 nrhs 16 ");
   ASSERT_NE(line, std::string::npos) << text;
   const std::string row = text.substr(line + 1, text.find('\n', line + 1) - line - 1);
-  EXPECT_NE(row.find(" 4.500 "), std::string::npos) << row;
-  EXPECT_NE(row.find(" 1.22x "), std::string::npos) << row;
+  EXPECT_TRUE(contains(row, " 4.500 "));
+  EXPECT_TRUE(contains(row, " 1.22x "));
 }
 
 TEST(DecodeProgress, LinesSayWhatWasChecked) {
   const std::vector<Record> rows = sample_rows();
   const std::string line = progress_line(rows[2]);
   EXPECT_EQ(progress_header().find("library"), line.find("xgemv"));
-  EXPECT_NE(line.find("1.11x"), std::string::npos);
-  EXPECT_NE(line.find("ok (1 checked; worst L0.qkv err 0.0001 / tol 0.002) [129 kernels]"),
-            std::string::npos)
-      << line;
+  EXPECT_TRUE(contains(line, "1.11x"));
+  EXPECT_TRUE(contains(line, "ok (1 checked; worst L0.qkv err 0.0001 / tol 0.002) [129 kernels]"));
   EXPECT_EQ(describe_step(plan_decode_step(model("llama3-70b"), kDefaultBudget)),
             "llama3-70b: 13 of 80 layers + LM head, 53 GEMVs, 24.35 GB per step");
 }

@@ -14,6 +14,7 @@
 #include "lib/nccl_plan.hpp"
 #include "lib/options.hpp"
 #include "lib/report.hpp"
+#include "samples.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -36,56 +37,37 @@ TEST(NcclPlan, EvenStartsCoverTheAxisWithBlocksWithinOneOfEachOther) {
 }
 
 SplitGemv gemv_of(char op, int64_t m, int64_t n, Split split, Result result) {
-  SplitGemv gemv;
-  gemv.dtype = Dtype::fp32;
-  gemv.op = op;
-  gemv.m = m;
-  gemv.n = n;
-  gemv.split = split;
-  gemv.result = result;
-  return gemv;
+  return {"", Dtype::fp32, op, m, n, split, result};
 }
 
 TEST(NcclPlan, RankBlocksFollowTheHeader) {
-  // Outputs split, op N: rows of A, the whole x, its block of y.
-  const std::vector<int64_t> starts = {0, 2, 5};
-  RankBlock b = rank_block(gemv_of('N', 5, 7, Split::outputs, Result::own_block), starts, 1);
-  EXPECT_EQ(b.rows, 3);
-  EXPECT_EQ(b.columns, 7);
-  EXPECT_EQ(b.lda, 3);
-  EXPECT_EQ(b.x_length, 7);
-  EXPECT_EQ(b.partial_length, 3);
-  EXPECT_EQ(b.y_first, 2);
-  EXPECT_EQ(b.y_length, 3);
-  // Outputs split, op T: columns of A (m x n_r, lda m); with the whole result, all of y.
-  b = rank_block(gemv_of('T', 7, 5, Split::outputs, Result::all), starts, 1);
-  EXPECT_EQ(b.rows, 7);
-  EXPECT_EQ(b.columns, 3);
-  EXPECT_EQ(b.lda, 7);
-  EXPECT_EQ(b.x_length, 7);
-  EXPECT_EQ(b.y_first, 0);
-  EXPECT_EQ(b.y_length, 5);
-  // Reduction split, op N: columns of A, its block of x, every output partially.
-  b = rank_block(gemv_of('N', 4, 5, Split::reduction, Result::all), starts, 0);
-  EXPECT_EQ(b.rows, 4);
-  EXPECT_EQ(b.columns, 2);
-  EXPECT_EQ(b.lda, 4);
-  EXPECT_EQ(b.x_length, 2);
-  EXPECT_EQ(b.partial_length, 4);
-  EXPECT_EQ(b.y_length, 4);
-  // Reduction split, op T: rows of A (m_r x n, lda m_r).
-  b = rank_block(gemv_of('T', 5, 4, Split::reduction, Result::all), starts, 1);
-  EXPECT_EQ(b.rows, 3);
-  EXPECT_EQ(b.columns, 4);
-  EXPECT_EQ(b.lda, 3);
-  EXPECT_EQ(b.x_length, 3);
-  EXPECT_EQ(b.partial_length, 4);
+  const struct {
+    SplitGemv gemv;
+    int rank;
+    std::vector<int64_t> expected;  // rows, columns, lda, x_length, partial_length, y_first, y_length
+  } blocks[] = {
+      // Outputs split, op N: rows of A, the whole x, its block of y.
+      {gemv_of('N', 5, 7, Split::outputs, Result::own_block), 1, {3, 7, 3, 7, 3, 2, 3}},
+      // Outputs split, op T: columns of A (m x n_r, lda m); with the whole result, all of y.
+      {gemv_of('T', 7, 5, Split::outputs, Result::all), 1, {7, 3, 7, 7, 3, 0, 5}},
+      // Reduction split, op N: columns of A, its block of x, every output partially.
+      {gemv_of('N', 4, 5, Split::reduction, Result::all), 0, {4, 2, 4, 2, 4, 0, 4}},
+      // Reduction split, op T: rows of A (m_r x n, lda m_r).
+      {gemv_of('T', 5, 4, Split::reduction, Result::all), 1, {3, 4, 3, 3, 4, 0, 4}},
+  };
+  for (const auto& [gemv, rank, expected] : blocks) {
+    const RankBlock b = rank_block(gemv, {0, 2, 5}, rank);
+    EXPECT_EQ((std::vector<int64_t>{b.rows, b.columns, b.lda, b.x_length, b.partial_length,
+                                    b.y_first, b.y_length}),
+              expected)
+        << gemv.label() << " rank " << rank;
+  }
   // Reduction split, own block: outputs [r q, min((r + 1) q, outputs)), q = ceil(outputs / ranks).
   const SplitGemv own = gemv_of('T', 8, 10, Split::reduction, Result::own_block);
   const std::vector<int64_t> four = even_starts(8, 4);
   const int64_t expected[][2] = {{0, 3}, {3, 3}, {6, 3}, {9, 1}};
   for (int r = 0; r < 4; ++r) {
-    b = rank_block(own, four, r);
+    const RankBlock b = rank_block(own, four, r);
     EXPECT_EQ(b.y_first, expected[r][0]) << r;
     EXPECT_EQ(b.y_length, expected[r][1]) << r;
   }
@@ -278,11 +260,10 @@ TEST(NcclCommandLine, DefaultsAndTheDecodeBudget) {
 }
 
 TEST(NcclCommandLine, RefusesBadValues) {
-  EXPECT_THROW(parse({"--gpus", "0"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--part", "decode,lmhead"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--dtype", "int8"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--decode-gib", "0"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--suite", "llm"}), CLI::ParseError);
+  for (const auto& [option, value] : std::vector<std::pair<const char*, const char*>>{
+           {"--gpus", "0"}, {"--part", "decode,lmhead"}, {"--dtype", "int8"},
+           {"--decode-gib", "0"}, {"--suite", "llm"}})
+    EXPECT_THROW(parse({option, value}), CLI::ParseError) << option << ' ' << value;
 }
 
 // --- records, metrics, verdict, tables ------------------------------------------------------
@@ -364,13 +345,9 @@ TEST(NcclReport, CeilingOfPGpusSpeedUpOverOneAndShareOfTheSplitGemv) {
   EXPECT_FALSE(one_gpu(rows)[1].speedup);
 }
 
-std::vector<std::string> nccl_verdicts(const std::vector<Record>& rows) {
-  return verdict_lines(rows);
-}
-
 TEST(NcclReport, VerdictOnFourGpus) {
   // 280 / 150 = 1.87x on 2 (met), 280 / 90 = 3.11x on 4 (missed); decode 3.5 / 2.0 = 1.75x.
-  const std::vector<std::string> lines = nccl_verdicts(sample_rows(150.0, 90.0, 2.0));
+  const std::vector<std::string> lines = verdict_lines(sample_rows(150.0, 90.0, 2.0));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0],
             "verdict: matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU: yes (1/1, worst 1.87x: "
@@ -385,7 +362,7 @@ TEST(NcclReport, VerdictOnFourGpus) {
 }
 
 TEST(NcclReport, VerdictSaysWhatTooFewGpusCannotMeasure) {
-  const std::vector<std::string> one = nccl_verdicts(one_gpu(sample_rows(150.0, 80.0, 2.0)));
+  const std::vector<std::string> one = verdict_lines(one_gpu(sample_rows(150.0, 80.0, 2.0)));
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[0],
             "verdict: matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU: not measured (only 1 "
@@ -398,7 +375,7 @@ TEST(NcclReport, VerdictSaysWhatTooFewGpusCannotMeasure) {
   std::vector<Record> two = sample_rows(150.0, 80.0, 2.0);
   two.erase(two.begin() + 3);  // the 4-GPU row
   derive_metrics(two);
-  EXPECT_NE(nccl_verdicts(two)[0].find("4 GPUs >= 3.40x over one GPU: not measured (only 2 GPU(s))"),
+  EXPECT_NE(verdict_lines(two)[0].find("4 GPUs >= 3.40x over one GPU: not measured (only 2 GPU(s))"),
             std::string::npos);
 }
 
@@ -409,37 +386,27 @@ TEST(NcclReport, FailedAndSlowCasesMissTheTargetByName) {
   failed.status = "check failed";
   rows.push_back(failed);
   derive_metrics(rows);
-  const std::string text = nccl_verdicts(rows)[0];
-  EXPECT_NE(text.find("2 GPUs >= 1.80x over one GPU: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
+  const std::string text = verdict_lines(rows)[0];
+  EXPECT_TRUE(contains(text, "2 GPUs >= 1.80x over one GPU: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
                       "outputs/own-block on 2 GPUs) below: fp32 N 16384x16384 outputs/own-block "
-                      "on 2 GPUs untimed"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: NO (0/1, "
+                      "on 2 GPUs untimed"));
+  EXPECT_TRUE(contains(text, "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: NO (0/1, "
                       "worst 1.40x: llama3-70b tensor-parallel bf16 on 2 GPUs) below: llama3-70b "
-                      "tensor-parallel bf16 on 2 GPUs 1.40x"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("; FAILED 1 row(s): fp32 N 16384x16384 outputs/own-block on 2 GPUs "
-                      "xgemv-nccl (check failed)"),
-            std::string::npos)
-      << text;
+                      "tensor-parallel bf16 on 2 GPUs 1.40x"));
+  EXPECT_TRUE(contains(text, "; FAILED 1 row(s): fp32 N 16384x16384 outputs/own-block on 2 GPUs "
+                      "xgemv-nccl (check failed)"));
 }
 
 TEST(NcclReport, ExchangesDominateFromHalfTheGemvsTime) {
   std::vector<Record> rows = sample_rows(150.0, 80.0, 2.0);
   rows[8].us = 45.0;  // 75% of the split GEMV's 60 us
   derive_metrics(rows);
-  EXPECT_NE(nccl_verdicts(rows)[1].find(": NO (0/1, worst 75.0%: "), std::string::npos);
+  EXPECT_NE(verdict_lines(rows)[1].find(": NO (0/1, worst 75.0%: "), std::string::npos);
 }
 
 RunInfo sample_info() {
-  RunInfo info;
-  info.device = "NVIDIA H200";
-  info.commit = "abc123";
-  info.date = "2025-01-01T00:00:00Z";
+  RunInfo info = bench::sample_info("build/bench/xgemv-nccl-bench --quick");
   info.nccl = "2.28.9";
-  info.command = "build/bench/xgemv-nccl-bench --quick";
   info.facts = {{"GPUs visible", 4}, {"P", {1, 2, 4}}};
   return info;
 }
@@ -454,8 +421,8 @@ TEST(NcclReport, CsvJsonMarkdownAndTheTables) {
   int records = 0;
   for (std::string line; std::getline(lines, line);) {
     ++records;
-    EXPECT_NE(line.find(",NVIDIA H200,"), std::string::npos) << line;
-    EXPECT_NE(line.find(",2.28.9,abc123,"), std::string::npos) << line;
+    EXPECT_TRUE(contains(line, ",NVIDIA H200,"));
+    EXPECT_TRUE(contains(line, ",2.28.9,abc123,"));
   }
   EXPECT_EQ(records, static_cast<int>(rows.size()));
 
@@ -478,7 +445,7 @@ TEST(NcclReport, CsvJsonMarkdownAndTheTables) {
   for (const char* heading : {"## Bandwidth over P GPUs", "## Tensor-parallel decode steps",
                               "## Small exchanges", "\nverdict: ", "\nexchanges: ",
                               "| NCCL | 2.28.9 |", "| P | [1,2,4] |"})
-    EXPECT_NE(text.find(heading), std::string::npos) << heading;
+    EXPECT_TRUE(contains(text, heading));
   // The rows of a case at every P, one after the other.
   const size_t one = text.find("| bf16 N 32768x16384 outputs/own-block | 1 | ");
   const size_t two_gpus = text.find("| bf16 N 32768x16384 outputs/own-block | 2 | ");
@@ -486,10 +453,8 @@ TEST(NcclReport, CsvJsonMarkdownAndTheTables) {
   ASSERT_NE(one, std::string::npos) << text;
   EXPECT_LT(one, two_gpus);
   EXPECT_LT(two_gpus, four);
-  EXPECT_NE(text.find("| llama3-70b tensor-parallel bf16 | 10/80 | "), std::string::npos) << text;
-  EXPECT_NE(text.find("| ncclAllGather 32 KB fp32 | 2 | 20.00 | graph | 33.3 | 0.25x |"),
-            std::string::npos)
-      << text;
+  EXPECT_TRUE(contains(text, "| llama3-70b tensor-parallel bf16 | 10/80 | "));
+  EXPECT_TRUE(contains(text, "| ncclAllGather 32 KB fp32 | 2 | 20.00 | graph | 33.3 | 0.25x |"));
   EXPECT_EQ(text.find("## Failures"), std::string::npos);
 }
 
@@ -501,14 +466,10 @@ TEST(NcclReport, FailedRowsShowInTheTablesAndAreListed) {
   std::ostringstream markdown;
   write_markdown(markdown, sample_info(), rows);
   const std::string text = markdown.str();
-  EXPECT_NE(text.find("| bf16 N 32768x16384 outputs/own-block | 1 | FAILED | "),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("## Failures\n\n- nccl-bandwidth bf16 N 32768x16384 outputs/own-block "
-                      "xgemv-nccl: error: rank 0"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("not measured (only 1 GPU(s))"), std::string::npos);
+  EXPECT_TRUE(contains(text, "| bf16 N 32768x16384 outputs/own-block | 1 | FAILED | "));
+  EXPECT_TRUE(contains(text, "## Failures\n\n- nccl-bandwidth bf16 N 32768x16384 outputs/own-block "
+                      "xgemv-nccl: error: rank 0"));
+  EXPECT_TRUE(contains(text, "not measured (only 1 GPU(s))"));
 }
 
 }  // namespace

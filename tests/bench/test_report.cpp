@@ -7,28 +7,21 @@
 
 #include "lib/options.hpp"
 #include "lib/report.hpp"
-#include "lib/verdict.hpp"
+#include "samples.hpp"
 
 namespace xgemv::bench {
 namespace {
 
 Case make_case(const std::string& suite, const std::string& tag, Dtype dtype, int64_t m,
                int64_t n) {
-  Case c;
-  c.suite = suite;
-  c.tag = tag;
-  c.dtype = dtype;
-  c.op = 'T';
-  c.m = m;
-  c.n = n;
-  return c;
+  return {suite, tag, dtype, 'T', m, n};
 }
 
 Record row(const Case& c, const std::string& library, double us,
            const std::string& mode = "stream") {
   Record r = case_record(c, library, library + "_function", mode);
   r.us = us;
-  r.add_check("", {1e-4, 2e-3, true});
+  r.add_check("", check(1e-4, 2e-3));
   return r;
 }
 
@@ -49,9 +42,7 @@ std::vector<Record> sample_rows() {
 }
 
 std::string shape_verdict(const std::vector<Record>& rows) {
-  for (const std::string& line : verdict_lines(rows))
-    if (line.rfind("verdict: ", 0) == 0) return line;
-  return "";
+  return verdict_starting(rows, "verdict: ");
 }
 
 TEST(DeriveMetrics, BandwidthCeilingShareAndSpeedupOverTheFastestCublas) {
@@ -95,20 +86,18 @@ TEST(Record, LabelsNameTheCaseAndTimesHaveAMedianAndASpread) {
 
 TEST(Record, ChecksFoldIntoTheRecord) {
   Record r;
-  r.add_check("rank 0", {1e-4, 1e-2, true});
-  r.add_check("rank 1", {5e-3, 1e-2, true});
+  r.add_check("rank 0", check(1e-4, 1e-2));
+  r.add_check("rank 1", check(5e-3, 1e-2));
   EXPECT_EQ(r.status, "ok");
   EXPECT_EQ(r.worst, "rank 1");
-  r.add_check("rank 2 (graph)", {INFINITY, 1e-2, false});
+  r.add_check("rank 2 (graph)", check(INFINITY, 1e-2));
   EXPECT_EQ(r.status, "check failed");
   EXPECT_EQ(r.checked, 3);
   EXPECT_EQ(r.failed_checks, 1);
   EXPECT_EQ(r.worst, "rank 2 (graph)");
   EXPECT_TRUE(r.failed());
-  EXPECT_NE(progress_line(r).find("check failed (3 checked, 1 failed; worst rank 2 (graph) err "
-                                  "inf / tol 0.01)"),
-            std::string::npos)
-      << progress_line(r);
+  EXPECT_TRUE(contains(progress_line(r), "check failed (3 checked, 1 failed; worst rank 2 (graph) err "
+                                  "inf / tol 0.01)"));
 }
 
 TEST(Verdict, WorstSpeedupAndLargeMatricesOnTarget) {
@@ -122,8 +111,8 @@ TEST(Verdict, SaysYesWhenEveryLargeMatrixReachesTheTarget) {
   rows[5].us = 140.0;  // 120/140 = 85.7% of the ceiling
   derive_metrics(rows);
   const std::string line = shape_verdict(rows);
-  EXPECT_NE(line.find("worst speed-up vs cuBLAS 1.00x"), std::string::npos) << line;
-  EXPECT_NE(line.find(": yes (1/1)"), std::string::npos) << line;
+  EXPECT_TRUE(contains(line, "worst speed-up vs cuBLAS 1.00x"));
+  EXPECT_TRUE(contains(line, ": yes (1/1)"));
 }
 
 TEST(Verdict, NamesTheCasesWhereXgemvFailedAndSaysWhatItCouldNotMeasure) {
@@ -133,13 +122,11 @@ TEST(Verdict, NamesTheCasesWhereXgemvFailedAndSaysWhatItCouldNotMeasure) {
   rows[5].us.reset();
   derive_metrics(rows);
   const std::string line = shape_verdict(rows);
-  EXPECT_NE(line.find("NO (0/1) below: fp16 T 16384x16384 sq16k untimed; xgemv FAILED on 1 "
-                      "case(s): fp16 T 4096x4096 sq4k (check failed)"),
-            std::string::npos)
-      << line;
-  EXPECT_NE(line.find("worst speed-up vs cuBLAS n/a"), std::string::npos) << line;
+  EXPECT_TRUE(contains(line, "NO (0/1) below: fp16 T 16384x16384 sq16k untimed; xgemv FAILED on 1 "
+                      "case(s): fp16 T 4096x4096 sq4k (check failed)"));
+  EXPECT_TRUE(contains(line, "worst speed-up vs cuBLAS n/a"));
   rows.erase(rows.begin() + 4, rows.end());  // no large matrix
-  EXPECT_NE(shape_verdict(rows).find("80% of ceiling: none in this run"), std::string::npos);
+  EXPECT_TRUE(contains(shape_verdict(rows), "80% of ceiling: none in this run"));
   // Without an xgemv record (OpenBLAS only) there is no verdict.
   EXPECT_TRUE(verdict_lines({sample_rows()[8]}).empty());
 }
@@ -160,17 +147,7 @@ TEST(Summary, GeometricMeansPerSuiteDtypeLibraryAndNrhs) {
   EXPECT_TRUE(summary[3]["geomean_pct_bound"].is_null());
 }
 
-RunInfo sample_info() {
-  RunInfo info;
-  info.device = "NVIDIA H200";
-  info.sm_clock_max_mhz = 1980;
-  info.driver = "580.65, CUDA 13.0";  // a comma: the CSV must quote it
-  info.cuda = "13.0";
-  info.commit = "abc123";
-  info.date = "2026-11-29T12:00:00Z";
-  info.command = "build/bench/xgemv-bench --suite anchors --quick";
-  return info;
-}
+RunInfo sample_info() { return bench::sample_info("build/bench/xgemv-bench --suite anchors"); }
 
 TEST(Csv, OneSupersetHeaderThenOneLinePerRecordWithMissingValuesEmpty) {
   std::ostringstream out;
@@ -193,11 +170,9 @@ TEST(Csv, OneSupersetHeaderThenOneLinePerRecordWithMissingValuesEmpty) {
                           0),
             0u)
       << body[1];
-  EXPECT_NE(body[1].find(",12.500,"), std::string::npos);
-  EXPECT_NE(body[1].find(",80.0,1.280,,,,NVIDIA H200,1980,0,\"580.65, CUDA 13.0\",13.0,,abc123,"),
-            std::string::npos)
-      << body[1];
-  EXPECT_NE(body[9].find(",skipped: reason,"), std::string::npos);
+  EXPECT_TRUE(contains(body[1], ",12.500,"));
+  EXPECT_TRUE(contains(body[1], ",80.0,1.280,,,,NVIDIA H200,1980,0,\"580.65, CUDA 13.0\",13.0,,abc123,"));
+  EXPECT_TRUE(contains(body[9], ",skipped: reason,"));
 }
 
 TEST(Json, RunSummaryVerdictsTargetsAndRecords) {
@@ -230,21 +205,17 @@ TEST(Markdown, RunTableSummaryTablesVerdictAndFailures) {
   write_markdown(out, sample_info(), rows);
   const std::string text = out.str();
   EXPECT_EQ(text.rfind("# xgemv-bench results\n", 0), 0u);
-  EXPECT_NE(text.find("| device | NVIDIA H200 (SM clock max 1980 MHz"), std::string::npos);
-  EXPECT_NE(text.find("| commit | abc123 |"), std::string::npos);
-  EXPECT_NE(text.find("## Summary"), std::string::npos);
-  EXPECT_NE(text.find("| anchors | fp16 | xgemv | 1 | 1 | 2 | 1.06x | 0.88x | 77.5 | 75.0 | - "
-                      "| - |"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("## xgemv vs cuBLAS"), std::string::npos);
-  EXPECT_NE(text.find("| fp16 T 4096x4096 sq4k | 12.50 | 2686 | 1679 | 2098 | 3357 | 80.0 | "
-                      "1.28x | xgemv_function |"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("\nverdict: "), std::string::npos);
-  EXPECT_NE(text.find("## Failures"), std::string::npos);
-  EXPECT_NE(text.find("cublas: check failed"), std::string::npos);
+  EXPECT_TRUE(contains(text, "| device | NVIDIA H200 (SM clock max 1980 MHz"));
+  EXPECT_TRUE(contains(text, "| commit | abc123 |"));
+  EXPECT_TRUE(contains(text, "## Summary"));
+  EXPECT_TRUE(contains(text, "| anchors | fp16 | xgemv | 1 | 1 | 2 | 1.06x | 0.88x | 77.5 | 75.0 | - "
+                      "| - |"));
+  EXPECT_TRUE(contains(text, "## xgemv vs cuBLAS"));
+  EXPECT_TRUE(contains(text, "| fp16 T 4096x4096 sq4k | 12.50 | 2686 | 1679 | 2098 | 3357 | 80.0 | "
+                      "1.28x | xgemv_function |"));
+  EXPECT_TRUE(contains(text, "\nverdict: "));
+  EXPECT_TRUE(contains(text, "## Failures"));
+  EXPECT_TRUE(contains(text, "cublas: check failed"));
   EXPECT_EQ(text.find("skipped: reason"), std::string::npos);  // skips are not failures
 }
 
@@ -255,10 +226,10 @@ TEST(ConsoleTables, OneLinePerCaseThenTheVerdictLast) {
   std::vector<std::string> text;
   for (std::string line; std::getline(lines, line);) text.push_back(line);
   ASSERT_EQ(text.size(), 7u);  // blank, title, header, two cases, blank, verdict
-  EXPECT_NE(text[2].find("xgemv GB/s"), std::string::npos);
+  EXPECT_TRUE(contains(text[2], "xgemv GB/s"));
   EXPECT_EQ(text[3].rfind("fp16 T 4096x4096 sq4k ", 0), 0u);
-  EXPECT_NE(text[3].find("80.0"), std::string::npos);
-  EXPECT_NE(text[3].find("1.28x"), std::string::npos);
+  EXPECT_TRUE(contains(text[3], "80.0"));
+  EXPECT_TRUE(contains(text[3], "1.28x"));
   EXPECT_EQ(text[2].find("speed-up") + 8, text[3].find("1.28x") + 5);  // aligned
   EXPECT_EQ(text.back().rfind("verdict: ", 0), 0u);
 }
@@ -268,8 +239,8 @@ TEST(Progress, LinesLineUpWithTheHeader) {
   const std::string header = progress_header();
   const std::string line = progress_line(rows[1], "[1/2] ");
   EXPECT_EQ(line.rfind("[1/2] fp16 T 4096x4096 sq4k", 0), 0u);
-  EXPECT_NE(line.find("1.28x"), std::string::npos);
-  EXPECT_NE(line.find("ok (err 0.0001)"), std::string::npos) << line;
+  EXPECT_TRUE(contains(line, "1.28x"));
+  EXPECT_TRUE(contains(line, "ok (err 0.0001)"));
   EXPECT_EQ(header.find("library"), line.find("xgemv"));
   EXPECT_EQ(header.find(" check"), line.find(" ok"));
 }
@@ -314,9 +285,7 @@ const Record& find(const std::vector<Record>& rows, const std::string& label,
 }
 
 std::string nrhs_verdict(const std::vector<Record>& rows) {
-  for (const std::string& line : verdict_lines(rows))
-    if (line.rfind("nrhs verdict", 0) == 0) return line;
-  return "";
+  return verdict_starting(rows, "nrhs verdict");
 }
 
 TEST(Nrhs, EachLibrarysTimeOverItsOwnTimeAtOneVectorAndTheSpeedUpOverTheGemm) {
@@ -360,9 +329,8 @@ TEST(Nrhs, TheVerdictSaysYesNoneAndNamesFailures) {
     if (r.lib == kXgemvNrhs && r.nrhs > 1) r.us = r.n == 6144 ? 20.5 : 330.0;
   derive_metrics(rows);
   std::string line = nrhs_verdict(rows);
-  EXPECT_NE(line.find("<= 1.10x for nrhs 2..8: yes (4/4, worst 1.03x: "), std::string::npos)
-      << line;
-  EXPECT_NE(line.find("<= 1.25x for nrhs 9..16: yes (2/2, "), std::string::npos) << line;
+  EXPECT_TRUE(contains(line, "<= 1.10x for nrhs 2..8: yes (4/4, worst 1.03x: "));
+  EXPECT_TRUE(contains(line, "<= 1.25x for nrhs 9..16: yes (2/2, "));
 
   // An untimed point is checked and missed; a failure is named whether counted or not.
   for (Record& r : rows)
@@ -372,11 +340,9 @@ TEST(Nrhs, TheVerdictSaysYesNoneAndNamesFailures) {
     }
   derive_metrics(rows);
   line = nrhs_verdict(rows);
-  EXPECT_NE(line.find("for nrhs 2..8: NO (3/4, "), std::string::npos) << line;
-  EXPECT_NE(line.find("; xgemv-nrhs FAILED on 1 case(s): llm bf16 T 4096x6144 llama3-8b.qkv "
-                      "nrhs 8 (check failed)"),
-            std::string::npos)
-      << line;
+  EXPECT_TRUE(contains(line, "for nrhs 2..8: NO (3/4, "));
+  EXPECT_TRUE(contains(line, "; xgemv-nrhs FAILED on 1 case(s): llm bf16 T 4096x6144 llama3-8b.qkv "
+                      "nrhs 8 (check failed)"));
 
   // Only untargeted families: nothing to count.
   std::vector<Record> square;
@@ -395,26 +361,20 @@ TEST(Nrhs, MarkdownCsvJsonAndConsoleCarryTheSweep) {
   std::ostringstream markdown;
   write_markdown(markdown, sample_info(), rows);
   const std::string text = markdown.str();
-  EXPECT_NE(text.find("\n## Several vectors"), std::string::npos) << text;
-  EXPECT_NE(text.find("| llm | bf16 | xgemv-nrhs | 2 | 1 | 2 | 1.98x | 1.96x | "),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("| bf16 T 4096x6144 llama3-8b.qkv nrhs 16 | 26.00 | 1.30x | 52.00 | 2.08x "
-                      "| 2.00x | 63.8 |"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("\nnrhs verdict (xgemv, bf16/fp16 llm shapes): "), std::string::npos);
+  EXPECT_TRUE(contains(text, "\n## Several vectors"));
+  EXPECT_TRUE(contains(text, "| llm | bf16 | xgemv-nrhs | 2 | 1 | 2 | 1.98x | 1.96x | "));
+  EXPECT_TRUE(contains(text, "| bf16 T 4096x6144 llama3-8b.qkv nrhs 16 | 26.00 | 1.30x | 52.00 | 2.08x "
+                      "| 2.00x | 63.8 |"));
+  EXPECT_TRUE(contains(text, "\nnrhs verdict (xgemv, bf16/fp16 llm shapes): "));
   // The one-vector table holds the nrhs 1 cases only: nrhs 2 is in the several-vector table.
-  EXPECT_NE(text.find("| bf16 T 4096x6144 llama3-8b.qkv nrhs 2 | 20.40 | 1.02x"),
-            std::string::npos);
+  EXPECT_TRUE(contains(text, "| bf16 T 4096x6144 llama3-8b.qkv nrhs 2 | 20.40 | 1.02x"));
   EXPECT_EQ(text.find("| bf16 T 4096x6144 llama3-8b.qkv nrhs 2 |"),
             text.rfind("| bf16 T 4096x6144 llama3-8b.qkv nrhs 2 |"));
 
   std::ostringstream csv;
   write_csv(csv, sample_info(), rows);
-  EXPECT_NE(csv.str().find("\nllm,bf16 T 4096x6144 llama3-8b.qkv nrhs 16,llama3-8b.qkv,bf16,bf16,"
-                           "T,4096,6144,16,4096,1,1,1,0,"),
-            std::string::npos);
+  EXPECT_TRUE(contains(csv.str(), "\nllm,bf16 T 4096x6144 llama3-8b.qkv nrhs 16,llama3-8b.qkv,bf16,bf16,"
+                           "T,4096,6144,16,4096,1,1,1,0,"));
 
   const nlohmann::ordered_json json = to_json(sample_info(), rows);
   ASSERT_EQ(json["verdicts"].size(), 2u);
@@ -424,7 +384,7 @@ TEST(Nrhs, MarkdownCsvJsonAndConsoleCarryTheSweep) {
 
   std::ostringstream console;
   write_tables(console, rows, false);
-  EXPECT_NE(console.str().find("\nbf16 T 4096x6144 llama3-8b.qkv nrhs 16 "), std::string::npos);
+  EXPECT_TRUE(contains(console.str(), "\nbf16 T 4096x6144 llama3-8b.qkv nrhs 16 "));
   EXPECT_EQ(console.str().rfind("nrhs verdict (xgemv, bf16/fp16 llm shapes): "),
             console.str().size() - nrhs_verdict(rows).size() - 1);
 }
@@ -442,8 +402,7 @@ TEST(NewSuites, AreDataTheWriterNeedsNoCodeFor) {
   EXPECT_EQ(json["summary"][0]["format"], "int4-g128");
   std::ostringstream markdown;
   write_markdown(markdown, sample_info(), rows);
-  EXPECT_NE(markdown.str().find("| quant | bf16 int4-g128 | xgemv |"), std::string::npos)
-      << markdown.str();
+  EXPECT_TRUE(contains(markdown.str(), "| quant | bf16 int4-g128 | xgemv |"));
 }
 
 }  // namespace
