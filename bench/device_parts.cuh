@@ -9,7 +9,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <xgemv/xgemv.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -21,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <xgemv/xgemv.hpp>
 
 #include "lib/case.hpp"
 #include "lib/options.hpp"
@@ -38,8 +38,7 @@ using xgemv_test::check_cuda;
 using xgemv_test::vector_offset;
 
 template <class T>
-inline constexpr bool kIs16Bit =
-    std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+inline constexpr bool kIs16Bit = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
 // Scalar<T>, the type of alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and
 // xgemv's convention). to_double and from_double run on the device too.
@@ -52,10 +51,14 @@ using xgemv_test::to_double;
 template <class F>
 decltype(auto) with_element_type(Dtype dtype, F&& f) {
   switch (dtype) {
-    case Dtype::fp32: return f(float{});
-    case Dtype::fp64: return f(double{});
-    case Dtype::fp16: return f(__half{});
-    case Dtype::bf16: return f(__nv_bfloat16{});
+    case Dtype::fp32:
+      return f(float{});
+    case Dtype::fp64:
+      return f(double{});
+    case Dtype::fp16:
+      return f(__half{});
+    case Dtype::bf16:
+      return f(__nv_bfloat16{});
   }
   throw std::logic_error("unknown dtype");
 }
@@ -75,7 +78,7 @@ struct ReferenceArguments {
   const T* a;
   const T* x;
   const T* y0;
-  double* y_ref;  // logical order, unit stride, column after column (y_length apart)
+  double* y_ref;           // logical order, unit stride, column after column (y_length apart)
   int64_t nrhs, ldx, ldy;  // vectors: column j of X at x + j*ldx, of Y at y0 + j*ldy
 };
 
@@ -97,8 +100,7 @@ __global__ void reference_gemv(ReferenceArguments<T> p) {
     const int64_t column = p.transposed ? out : k;
     sum += to_double(p.a[row + column * p.lda]) * to_double(x[vector_offset(k, x_length, p.incx)]);
   }
-  for (int offset = 16; offset > 0; offset /= 2)
-    sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane != 0) return;
   double y = p.alpha * sum;
   if (p.beta != 0)
@@ -150,7 +152,9 @@ struct DeviceMemory {
     bytes = 0;
   }
   template <class T>
-  T* as() const { return static_cast<T*>(pointer); }
+  T* as() const {
+    return static_cast<T*>(pointer);
+  }
 };
 
 struct Handles {
@@ -183,8 +187,8 @@ std::string xgemv_status_text(xgemv_status status) {
 
 template <class T>
 std::string call_xgemv(const Handles& h, const Problem<T>& p) {
-  return xgemv_status_text(xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x,
-                                       p.incx, &p.beta, p.y, p.incy));
+  return xgemv_status_text(xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx,
+                                       &p.beta, p.y, p.incy));
 }
 
 // The few-right-hand-side call, nrhs == 1 included.
@@ -217,13 +221,11 @@ std::string call_cublas_gemv(const Handles& h, const Problem<T>& p) {
     return cublas_status_text(
         cublasDgemv_v2(h.cublas, op, m, n, &p.alpha, p.a, lda, p.x, incx, &p.beta, p.y, incy));
   else if constexpr (std::is_same_v<T, __half>)
-    return cublas_status_text(cublasHSHgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda,
-                                                          0, p.x, incx, 0, &p.beta, p.y, incy, 0,
-                                                          1));
+    return cublas_status_text(cublasHSHgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda, 0,
+                                                          p.x, incx, 0, &p.beta, p.y, incy, 0, 1));
   else
-    return cublas_status_text(cublasTSTgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda,
-                                                          0, p.x, incx, 0, &p.beta, p.y, incy, 0,
-                                                          1));
+    return cublas_status_text(cublasTSTgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda, 0,
+                                                          p.x, incx, 0, &p.beta, p.y, incy, 0, 1));
 }
 
 // The GEMMs take contiguous columns; --nrhs asks for unit increments, so only a run of one
@@ -244,10 +246,9 @@ std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
   const int rows = static_cast<int>(transposed ? p.n : p.m);
   const int depth = static_cast<int>(transposed ? p.m : p.n);
   return cublas_status_text(cublasGemmEx(
-      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows,
-      static_cast<int>(p.nrhs), depth, &p.alpha, p.a, type, static_cast<int>(p.lda), p.x, type,
-      static_cast<int>(p.ldx), &p.beta, p.y, type, static_cast<int>(p.ldy), CUBLAS_COMPUTE_32F,
-      CUBLAS_GEMM_DEFAULT));
+      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, static_cast<int>(p.nrhs),
+      depth, &p.alpha, p.a, type, static_cast<int>(p.lda), p.x, type, static_cast<int>(p.ldx),
+      &p.beta, p.y, type, static_cast<int>(p.ldy), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 // Y = op(A) X with the problem's nrhs columns, fp32 or fp64.
@@ -272,8 +273,8 @@ std::string no_restriction(const Case&) { return ""; }
 
 template <class T>
 struct DeviceLibrary {
-  std::string name;      // the row's library: a --lib name, or xgemv-nrhs
-  std::string function;  // recorded with the results
+  std::string name;                         // the row's library: a --lib name, or xgemv-nrhs
+  std::string function;                     // recorded with the results
   std::string (*restriction)(const Case&);  // why it cannot run a case; empty if it can
   std::string (*call)(const Handles&, const Problem<T>&);  // enqueues one call; error text
 };
@@ -296,8 +297,7 @@ std::vector<DeviceLibrary<T>> device_libraries() {
       {"cublas", cublas[type], needs_int_sizes, call_cublas_gemv<T>},
   };
   if constexpr (kIs16Bit<T>)
-    libraries.push_back(
-        {kCublasGemmEx, "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
+    libraries.push_back({kCublasGemmEx, "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
   else
     libraries.push_back({kCublasGemm, type == 0 ? "cublasSgemm_v2" : "cublasDgemm_v2",
                          gemmex_restriction, call_cublas_gemm<T>});
@@ -407,8 +407,7 @@ class DeviceSession {
                "cudaDeviceGetAttribute");
     check_cuda(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, ordinal_),
                "cudaDeviceGetAttribute");
-    info.sm_clock_max_mhz =
-        nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
+    info.sm_clock_max_mhz = nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
     info.mem_clock_max_mhz =
         nvml_->max_memory_clock_mhz() ? nvml_->max_memory_clock_mhz() : memory_khz / 1000;
     check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
@@ -423,8 +422,7 @@ class DeviceSession {
   template <class T>
   void fill(T* data, int64_t count, uint64_t seed) {
     const int blocks = static_cast<int>(
-        std::clamp<int64_t>((count + 255) / 256, 1,
-                            int64_t{properties_.multiProcessorCount} * 32));
+        std::clamp<int64_t>((count + 255) / 256, 1, int64_t{properties_.multiProcessorCount} * 32));
     fill_random<T><<<blocks, 256, 0, handles_.stream>>>(data, count, seed);
     check_cuda(cudaGetLastError(), "fill_random");
   }
@@ -435,8 +433,8 @@ class DeviceSession {
     const int blocks = static_cast<int>(
         std::clamp<int64_t>((vectors + kVectorsPerBlockStep - 1) / kVectorsPerBlockStep, 1,
                             int64_t{properties_.multiProcessorCount} * kStreamBlocksPerSm));
-    stream_read<<<blocks, kStreamThreads, 0, handles_.stream>>>(
-        static_cast<const uint4*>(data), vectors, sink_.as<unsigned>());
+    stream_read<<<blocks, kStreamThreads, 0, handles_.stream>>>(static_cast<const uint4*>(data),
+                                                                vectors, sink_.as<unsigned>());
     const cudaError_t error = cudaGetLastError();
     return error == cudaSuccess ? std::string() : std::string(cudaGetErrorString(error));
   }
@@ -446,8 +444,8 @@ class DeviceSession {
   std::vector<double> reference(const ReferenceArguments<T>& p) {
     const int64_t outputs = (p.transposed ? p.n : p.m) * p.nrhs;
     if (outputs == 0) return {};
-    reference_gemv<T><<<static_cast<unsigned>((outputs * 32 + 255) / 256), 256, 0,
-                        handles_.stream>>>(p);
+    reference_gemv<T>
+        <<<static_cast<unsigned>((outputs * 32 + 255) / 256), 256, 0, handles_.stream>>>(p);
     check_cuda(cudaGetLastError(), "reference_gemv");
     return copy_to_host<double>(p.y_ref, outputs, "reference");
   }

@@ -56,8 +56,8 @@ const char* openblas_function() {
 }  // namespace
 
 std::string HostBench::describe() {
-  return std::string(openblas_get_config()) + ", " +
-         std::to_string(openblas_get_num_threads()) + " threads";
+  return std::string(openblas_get_config()) + ", " + std::to_string(openblas_get_num_threads()) +
+         " threads";
 }
 
 void HostBench::Buffer::allocate(int64_t size) {
@@ -98,7 +98,7 @@ std::vector<double> HostBench::reference(const Case& c) const {
 }
 
 Record HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,
-                                    const Options& options) {
+                               const Options& options) {
   return c.dtype == Dtype::fp32 ? run_typed<float>(c, y_ref, options)
                                 : run_typed<double>(c, y_ref, options);
 }
@@ -116,8 +116,10 @@ Record HostBench::run_typed(const Case& c, const std::vector<double>& y_ref,
   const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
   const int64_t y_span = vector_extent(c.y_length(), c.incy);
   T* y = y_.as<T>();
-  if (c.beta == 0) std::fill(y, y + y_span, std::numeric_limits<T>::quiet_NaN());
-  else std::copy(y_initial_.as<T>(), y_initial_.as<T>() + y_span, y);
+  if (c.beta == 0)
+    std::fill(y, y + y_span, std::numeric_limits<T>::quiet_NaN());
+  else
+    std::copy(y_initial_.as<T>(), y_initial_.as<T>() + y_span, y);
 
   call_openblas(c, pool_.as<T>(), x_.as<T>(), y);
   row.add_check("", compare_to_reference(c, gather_vector(y, c.y_length(), c.incy), y_ref));

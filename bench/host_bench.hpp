@@ -41,7 +41,9 @@ class HostBench {
     int64_t bytes = 0;
     void allocate(int64_t size);
     template <class T>
-    T* as() const { return reinterpret_cast<T*>(data.get()); }
+    T* as() const {
+      return reinterpret_cast<T*>(data.get());
+    }
   };
   Buffer pool_, x_, y_, y_initial_;
 };

@@ -135,8 +135,7 @@ int Nvml::max_sm_clock_mhz() const {
 
 int Nvml::max_memory_clock_mhz() const {
   unsigned mhz = 0;
-  return api_->device && api_->max_clock_info(api_->device, Api::kMemory, &mhz) == 0 ? int(mhz)
-                                                                                     : 0;
+  return api_->device && api_->max_clock_info(api_->device, Api::kMemory, &mhz) == 0 ? int(mhz) : 0;
 }
 
 std::string Nvml::driver_version() const {

@@ -67,9 +67,8 @@ class DeviceBench : private DeviceSession {
   // gives the ceiling's record and one per library options wants for the case, each checked
   // against the reference and timed if correct.
   std::vector<Record> run(const Case& c, const Options& options, std::vector<double>& reference) {
-    return with_element_type(c.dtype, [&](auto value) {
-      return run_case<decltype(value)>(c, options, reference);
-    });
+    return with_element_type(
+        c.dtype, [&](auto value) { return run_case<decltype(value)>(c, options, reference); });
   }
 
   // Decode steps: frees the previous step's buffers, then allocates this step's.
@@ -108,8 +107,7 @@ class DeviceBench : private DeviceSession {
   // --- shape cases -----------------------------------------------------------------------------
 
   template <class T>
-  std::vector<Record> run_case(const Case& c, const Options& options,
-                               std::vector<double>& y_ref) {
+  std::vector<Record> run_case(const Case& c, const Options& options, std::vector<double>& y_ref) {
     const RotationLayout layout = rotation_layout(c.a_bytes());
     fill(pool_.as<T>(), layout.pool_bytes() / int64_t{sizeof(T)}, kSeedA);
     fill(x_.as<T>(), c.x_elements(), kSeedX);
@@ -127,9 +125,20 @@ class DeviceBench : private DeviceSession {
 
     const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
     using S = Scalar<T>;
-    Problem<T> problem{c.op, c.m, c.n, c.lda(), static_cast<S>(c.alpha), pool_.as<T>(),
-                       x_.as<T>(), c.incx, static_cast<S>(c.beta), y_.as<T>(), c.incy, c.nrhs,
-                       c.ldx(), c.ldy()};
+    Problem<T> problem{c.op,
+                       c.m,
+                       c.n,
+                       c.lda(),
+                       static_cast<S>(c.alpha),
+                       pool_.as<T>(),
+                       x_.as<T>(),
+                       c.incx,
+                       static_cast<S>(c.beta),
+                       y_.as<T>(),
+                       c.incy,
+                       c.nrhs,
+                       c.ldx(),
+                       c.ldy()};
     for (const DeviceLibrary<T>& library : device_libraries<T>()) {
       if (!options.runs_row(library.name, c.nrhs)) continue;
       Record& r = records.emplace_back(case_record(c, library.name, library.function, mode));
@@ -192,8 +201,8 @@ class DeviceBench : private DeviceSession {
     TimingPlan plan = plan_timing(c.bytes(), options.quick);
     if (options.graph) plan.calls_per_batch = static_cast<int>(graph_calls(plan, layout.copies));
     // A graph replays the same calls, so it cycles through only as many copies as it calls.
-    r.copies = options.graph ? std::min<int64_t>(layout.copies, plan.calls_per_batch)
-                             : layout.copies;
+    r.copies =
+        options.graph ? std::min<int64_t>(layout.copies, plan.calls_per_batch) : layout.copies;
     r.calls_per_batch = plan.calls_per_batch;
     int64_t next_copy = 0;
     const auto enqueue_batch = [&]() -> std::string {
@@ -207,10 +216,13 @@ class DeviceBench : private DeviceSession {
     std::vector<double> us;
     std::string error = graph.error;
     if (error.empty())
-      error = time_repetitions(plan.warmup_batches, plan.batches, plan.calls_per_batch, no_error,
-                               [&] { return graph.exec ? launch(graph) : enqueue_batch(); }, us);
-    if (error.empty()) r.set_times(us);
-    else r.status = "error: " + error;
+      error = time_repetitions(
+          plan.warmup_batches, plan.batches, plan.calls_per_batch, no_error,
+          [&] { return graph.exec ? launch(graph) : enqueue_batch(); }, us);
+    if (error.empty())
+      r.set_times(us);
+    else
+      r.status = "error: " + error;
   }
 
   // --- decode steps ----------------------------------------------------------------------------
@@ -223,11 +235,11 @@ class DeviceBench : private DeviceSession {
     std::vector<std::vector<double>> references;  // of every GEMV, in step order
     for (const DecodeGemv& gemv : step.gemvs) {
       const Problem<T> p = gemv_problem<T>(gemv);
-      references.push_back(reference<T>({true, p.m, p.n, p.lda, p.incx, p.incy, p.alpha, p.beta,
-                                         p.a, p.x, p.y, y_ref_.as<double>(), p.nrhs, p.ldx,
-                                         p.ldy}));
+      references.push_back(
+          reference<T>({true, p.m, p.n, p.lda, p.incx, p.incy, p.alpha, p.beta, p.a, p.x, p.y,
+                        y_ref_.as<double>(), p.nrhs, p.ldx, p.ldy}));
     }
-    const DecodeTimingPlan plan = plan_decode_timing(options.quick);
+    const TimingPlan plan = plan_batches(options.quick);
 
     // The reads write nothing to check (the weights they read are random).
     std::vector<Record> records;
@@ -272,14 +284,15 @@ class DeviceBench : private DeviceSession {
   }
 
   // Median of timed replays after warm-up ones, each between two events.
-  void time_graph(Record& r, const Graph& graph, const DecodeTimingPlan& plan) {
+  void time_graph(Record& r, const Graph& graph, const TimingPlan& plan) {
     r.kernels = graph.kernels;
     if (!graph.error.empty()) {
       r.status = "error: " + graph.error;
       return;
     }
     std::vector<double> us;
-    time_repetitions(plan.warmup, plan.replays, 1, no_error, [&] { return launch(graph); }, us);
+    time_repetitions(
+        plan.warmup_batches, plan.batches, 1, no_error, [&] { return launch(graph); }, us);
     r.set_times(us);
   }
 
@@ -287,7 +300,7 @@ class DeviceBench : private DeviceSession {
   Record measure_library(const DecodeStep& step, const DeviceLibrary<T>& library,
                          const std::string& name, bool early_start,
                          const std::vector<std::vector<double>>& references,
-                         const DecodeTimingPlan& plan) {
+                         const TimingPlan& plan) {
     Record r = step_record(step, std::is_same_v<T, __half> ? Dtype::fp16 : Dtype::bf16, name,
                            library.function);
     for (const DecodeGemv& gemv : step.gemvs)
@@ -300,8 +313,7 @@ class DeviceBench : private DeviceSession {
     std::vector<std::string> variants;  // xgemv's kernel variants, in order of first use
     const auto enqueue_step = [&]() -> std::string {
       for (const DecodeGemv& gemv : step.gemvs) {
-        if (const std::string error = library.call(handles_, gemv_problem<T>(gemv));
-            !error.empty())
+        if (const std::string error = library.call(handles_, gemv_problem<T>(gemv)); !error.empty())
           return gemv.tag + ": " + error;
         if (!is_xgemv) continue;
         if (const char* variant = xgemv_get_last_kernel_variant(handles_.xgemv);
@@ -319,8 +331,7 @@ class DeviceBench : private DeviceSession {
                   "xgemv_set_early_start");
       graph = capture(enqueue_step);
       check_xgemv(xgemv_set_early_start(handles_.xgemv, previous), "xgemv_set_early_start");
-      for (size_t i = 0; i < variants.size(); ++i)
-        r.function += (i == 0 ? "/" : "+") + variants[i];
+      for (size_t i = 0; i < variants.size(); ++i) r.function += (i == 0 ? "/" : "+") + variants[i];
     } else {
       graph = capture(enqueue_step);
     }
@@ -358,7 +369,6 @@ class DeviceBench : private DeviceSession {
   // X and Y vectors. Both: the reference's Y.
   DeviceMemory pool_, x_, y_, y_initial_, y_ref_;
 };
-
 
 std::string version_text() {
   return "xgemv-bench " XGEMV_PROJECT_VERSION ", libxgemv " + std::string(xgemv_version_string()) +
@@ -415,14 +425,14 @@ int run_decode(const Options& options, RunInfo info) {
     return 2;
   }
   info.mode = "graph";
-  const DecodeTimingPlan plan = plan_decode_timing(options.quick);
-  info.method = "one CUDA graph per step and library, median of " +
-                std::to_string(plan.replays) + " replays after " + std::to_string(plan.warmup) +
+  const TimingPlan plan = plan_batches(options.quick);
+  info.method = "one CUDA graph per step and library, median of " + std::to_string(plan.batches) +
+                " replays after " + std::to_string(plan.warmup_batches) +
                 " warm-up replays; every GEMV's output checked after one replay";
   device->describe(info);
-  std::cout << "commit " << info.commit << ", decode: " << models << " models x "
-            << dtypes.size() << " dtypes" << (options.nrhs_sweep() ? " x nrhs " + nrhs_text : "")
-            << ", " << info.method << (info.quick ? " (quick)" : "") << "\n"
+  std::cout << "commit " << info.commit << ", decode: " << models << " models x " << dtypes.size()
+            << " dtypes" << (options.nrhs_sweep() ? " x nrhs " + nrhs_text : "") << ", "
+            << info.method << (info.quick ? " (quick)" : "") << "\n"
             << progress_header() << std::endl;
 
   std::vector<Record> records;
@@ -476,8 +486,8 @@ int run_shapes(const Options& options, RunInfo info) {
     device->describe(info);
   } else {
     if (const std::vector<std::string> named = options.device_libraries_named(); !named.empty()) {
-      std::cerr << "xgemv-bench: --lib " << comma_separated(named) << " needs a GPU: "
-                << why_no_gpu << '\n';
+      std::cerr << "xgemv-bench: --lib " << comma_separated(named) << " needs a GPU: " << why_no_gpu
+                << '\n';
       return 2;
     }
     // Only the OpenBLAS rows can run: the cases they cannot (fp16, bf16; several vectors) are
@@ -519,8 +529,8 @@ int run_shapes(const Options& options, RunInfo info) {
       for (Record& r : case_records) r.sm_clock_mhz = sm_clock;
       derive_metrics(case_records);
       for (const Record& r : case_records)
-        std::cout << progress_line(r, "[" + std::to_string(i + 1) + "/" +
-                                          std::to_string(cases.size()) + "] ")
+        std::cout << progress_line(
+                         r, "[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] ")
                   << std::endl;
       records.insert(records.end(), case_records.begin(), case_records.end());
     }
@@ -537,8 +547,8 @@ int run(int argc, char** argv) {
       CommandLine<Options>(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR).parse_or_exit(argc, argv);
   if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
   const Options& options = std::get<Options>(parsed);
-  const RunInfo info = describe_run(argc, argv, options, HostBench::describe(),
-                                    options.graph ? "graph" : "stream");
+  const RunInfo info =
+      describe_run(argc, argv, options, HostBench::describe(), options.graph ? "graph" : "stream");
   return options.decode() ? run_decode(options, info) : run_shapes(options, info);
 }
 

@@ -59,9 +59,7 @@ struct Case {
   int64_t a_bytes() const { return m * n * element_size(dtype); }
   // What the call must move: A once (for all the vectors), every column of X and Y once
   // (bench/README.md, Method).
-  int64_t bytes() const {
-    return (m * n + nrhs * (x_length() + y_length())) * element_size(dtype);
-  }
+  int64_t bytes() const { return (m * n + nrhs * (x_length() + y_length())) * element_size(dtype); }
   std::string shape() const;  // "4096x14336" (m x n)
 };
 

@@ -14,9 +14,7 @@ int64_t aligned(int64_t bytes) {
   return (bytes + kDecodeAlignment - 1) / kDecodeAlignment * kDecodeAlignment;
 }
 
-DecodeGemv lm_head(const DecodeModel& model) {
-  return {"lm_head", model.hidden, model.vocabulary};
-}
+DecodeGemv lm_head(const DecodeModel& model) { return {"lm_head", model.hidden, model.vocabulary}; }
 
 // Weight buffer bytes of a list of GEMVs, each matrix aligned.
 int64_t weight_buffer_bytes(const std::vector<DecodeGemv>& gemvs) {
@@ -90,10 +88,10 @@ DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes, int6
   const int64_t layer_bytes = weight_buffer_bytes(layer_gemvs(model, ""));
   const int64_t head_bytes = weight_buffer_bytes({lm_head(model)});
   if (budget_bytes < head_bytes + layer_bytes)
-    throw std::invalid_argument(
-        model.name + ": one layer and the LM head take " +
-        std::to_string((head_bytes + layer_bytes) >> 20) + " MiB, more than the step budget (" +
-        std::to_string(budget_bytes >> 20) + " MiB, --step-gib)");
+    throw std::invalid_argument(model.name + ": one layer and the LM head take " +
+                                std::to_string((head_bytes + layer_bytes) >> 20) +
+                                " MiB, more than the step budget (" +
+                                std::to_string(budget_bytes >> 20) + " MiB, --step-gib)");
 
   DecodeStep step;
   step.model = model;
@@ -183,10 +181,6 @@ Record step_record(const DecodeStep& step, Dtype dtype, std::string lib, std::st
   r.mode = "graph";
   r.calls_per_batch = 1;  // a batch is one replay
   return r;
-}
-
-DecodeTimingPlan plan_decode_timing(bool quick) {
-  return quick ? DecodeTimingPlan{2, 15} : DecodeTimingPlan{3, 31};
 }
 
 }  // namespace xgemv::bench

@@ -28,8 +28,8 @@ inline constexpr int64_t kDecodeAlignment = 256;
 
 struct DecodeModel {
   std::string name;  // used in --model and in tags: llama3-8b
-  int64_t hidden = 0, layers = 0, query_heads = 0, kv_heads = 0, head_dim = 0,
-          intermediate = 0, vocabulary = 0;
+  int64_t hidden = 0, layers = 0, query_heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0,
+          vocabulary = 0;
 };
 // Every model, by hidden size; the decode suite's, in the same order.
 const std::vector<DecodeModel>& models();
@@ -87,12 +87,6 @@ std::string describe_step(const DecodeStep& step);
 Case decode_gemv_case(const DecodeStep& step, const DecodeGemv& gemv, Dtype dtype);
 // The record of a step (suite decode, its model as the tag), nothing measured yet.
 Record step_record(const DecodeStep& step, Dtype dtype, std::string lib, std::string function);
-
-// Replays of a step's graph: the median is over `replays` (>= 15) after `warmup`.
-struct DecodeTimingPlan {
-  int warmup = 0, replays = 0;
-};
-DecodeTimingPlan plan_decode_timing(bool quick);
 
 // The rows of a step besides the libraries' (Options::runs_row): the two reads bound the step
 // from below, one read kernel over all its weights (kOneRead) and one read kernel per GEMV matrix

@@ -15,12 +15,12 @@ RotationLayout rotation_layout(int64_t a_bytes) {
   return layout;
 }
 
+TimingPlan plan_batches(bool quick) { return quick ? TimingPlan{2, 15} : TimingPlan{3, 31}; }
+
 TimingPlan plan_timing(int64_t bytes_per_call, bool quick) {
   const int64_t bytes_per_batch = quick ? int64_t{256} << 20 : int64_t{1} << 30;
   const int64_t max_calls = quick ? 100 : 400;
-  TimingPlan plan;
-  plan.warmup_batches = quick ? 2 : 3;
-  plan.batches = quick ? 15 : 31;
+  TimingPlan plan = plan_batches(quick);
   plan.calls_per_batch = static_cast<int>(
       std::clamp<int64_t>(bytes_per_batch / std::max<int64_t>(1, bytes_per_call), 1, max_calls));
   return plan;

@@ -235,10 +235,6 @@ SplitGemv exchange_share_gemv(int64_t exchange_bytes) {
                               " bytes of fp32 partial sums");
 }
 
-NcclTimingPlan plan_nccl_timing(bool quick) {
-  return quick ? NcclTimingPlan{2, 15, 10} : NcclTimingPlan{3, 31, 20};
-}
-
 std::string nccl_gemv_function(Dtype dtype) {
   const char* suffix[] = {"sgemv", "dgemv", "hgemv", "bf16gemv"};  // kAllDtypes order
   return std::string("xgemv_nccl_") + suffix[static_cast<int>(dtype)];

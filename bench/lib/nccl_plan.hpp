@@ -132,13 +132,8 @@ struct ExchangeCase {
 std::vector<ExchangeCase> exchange_cases();
 SplitGemv exchange_share_gemv(int64_t exchange_bytes);
 
-// Repetitions: every part takes the median over these of the slowest rank's time.
-struct NcclTimingPlan {
-  int warmup = 0;
-  int repetitions = 0;               // >= 15
-  int exchanges_per_repetition = 0;  // back-to-back collectives timed together
-};
-NcclTimingPlan plan_nccl_timing(bool quick);
+// Back-to-back collectives timed together in one repetition (plan_batches(): the repetitions).
+inline int exchanges_per_repetition(bool quick) { return quick ? 10 : 20; }
 
 // The records of the parts (suite "nccl-" + the part) as the ranks fill them, nothing measured:
 // xgemv-nccl (xgemv_nccl_?gemv on every rank) for a split GEMV or a tensor-parallel step, nccl

@@ -34,13 +34,14 @@ void add_run_options(CLI::App& app, RunOptions& options, const std::string& defa
                      const std::string& dtype_help, const std::string& quick_help) {
   std::vector<std::string> dtype_names;
   for (Dtype dtype : kAllDtypes) dtype_names.emplace_back(dtype_name(dtype));
-  list_option(app, "-d,--dtype", options.dtypes, dtype_help)
-      ->check(CLI::IsMember(dtype_names));
+  list_option(app, "-d,--dtype", options.dtypes, dtype_help)->check(CLI::IsMember(dtype_names));
   app.add_flag("--quick", options.quick, quick_help);
   app.add_flag("--list", options.list, "Print what would run (the cases, steps or plan) and exit");
-  app.add_option("-o,--out-dir", options.out_dir, "Folder for results.csv, results.json, summary.md")
+  app.add_option("-o,--out-dir", options.out_dir,
+                 "Folder for results.csv, results.json, summary.md")
       ->default_str(default_out_dir);
-  app.add_option("--commit", options.commit, "Project commit to record (default: git, else unknown)");
+  app.add_option("--commit", options.commit,
+                 "Project commit to record (default: git, else unknown)");
 }
 
 }  // namespace
@@ -92,9 +93,10 @@ int64_t NcclOptions::decode_budget(int64_t free_bytes) const {
 
 template <>
 CommandLine<Options>::CommandLine(std::function<std::string()> version, std::string default_out_dir)
-    : app_("xgemv-bench: xgemv beside cuBLAS and OpenBLAS on the same buffers, with the "
-           "stream-read ceiling of every shape, or whole decode steps as CUDA graphs (--suite "
-           "decode). Method: bench/README.md."),
+    : app_(
+          "xgemv-bench: xgemv beside cuBLAS and OpenBLAS on the same buffers, with the "
+          "stream-read ceiling of every shape, or whole decode steps as CUDA graphs (--suite "
+          "decode). Method: bench/README.md."),
       default_out_dir_(std::move(default_out_dir)) {
   app_.set_version_flag("--version", std::move(version), "Print the versions and exit");
   std::vector<std::string> suite_names;
@@ -110,27 +112,27 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
       },
       "MxN");
   const CLI::Validator nonzero(
-      [](const std::string& text) { return text == "0" ? "must not be 0" : std::string(); },
-      "!=0");
+      [](const std::string& text) { return text == "0" ? "must not be 0" : std::string(); }, "!=0");
 
   list_option(app_, "-s,--suite", options_.suites,
-                  "Suites to run (default llm; all: every shape suite). decode: whole decode "
-                  "steps, one CUDA graph per step and library (on its own; see --model, "
-                  "--step-gib)")
+              "Suites to run (default llm; all: every shape suite). decode: whole decode "
+              "steps, one CUDA graph per step and library (on its own; see --model, "
+              "--step-gib)")
       ->check(CLI::IsMember(suite_names));
-  list_option(app_, "--shape", options_.shapes, "Ad-hoc shapes m x n, e.g. 4096x14336 (suite adhoc)")
+  list_option(app_, "--shape", options_.shapes,
+              "Ad-hoc shapes m x n, e.g. 4096x14336 (suite adhoc)")
       ->check(shape_validator);
   list_option(app_, "--op,--trans", options_.ops, "BLAS ops N, T (default: each suite's own)")
       ->check(CLI::IsMember({"N", "T"}));
   list_option(app_, "-l,--lib", options_.libraries,
-                  "Libraries (default: all; without a GPU only openblas can run; decode: xgemv "
-                  "runs plain and with early start; with --nrhs, xgemv also gives the "
-                  "xgemv-nrhs rows)")
+              "Libraries (default: all; without a GPU only openblas can run; decode: xgemv "
+              "runs plain and with early start; with --nrhs, xgemv also gives the "
+              "xgemv-nrhs rows)")
       ->check(CLI::IsMember(kLibraryNames));
   list_option(app_, "--nrhs", options_.nrhs,
-                  "Right-hand sides, e.g. 1,2,4,8,16: every case (decode: every step) runs with "
-                  "each, xgemv through xgemv_?gemv_nrhs and cuBLAS as a GEMM with as many "
-                  "columns (1 is always added)")
+              "Right-hand sides, e.g. 1,2,4,8,16: every case (decode: every step) runs with "
+              "each, xgemv through xgemv_?gemv_nrhs and cuBLAS as a GEMM with as many "
+              "columns (1 is always added)")
       ->check(CLI::PositiveNumber);
   app_.add_option("--shape-filter", options_.shape_filter,
                   "Regex searched in '<tag> <m>x<n>', e.g. 'lmhead|down'");
@@ -161,14 +163,14 @@ void CommandLine<Options>::validate() {
     std::sort(nrhs.begin(), nrhs.end());
     nrhs.erase(std::unique(nrhs.begin(), nrhs.end()), nrhs.end());
     if (options_.incx != 1 || options_.incy != 1)
-      throw CLI::ValidationError("--nrhs", "the columns of X and Y are contiguous: --incx and "
-                                           "--incy must be 1");
+      throw CLI::ValidationError("--nrhs",
+                                 "the columns of X and Y are contiguous: --incx and "
+                                 "--incy must be 1");
   }
   if (options_.decode()) {
-    if (options_.suites.size() > 1)
-      throw CLI::ValidationError("--suite", "decode runs on its own");
-    for (const char* shape_option : {"--shape", "--op", "--shape-filter", "--incx", "--incy",
-                                     "--alpha", "--beta", "--graph"})
+    if (options_.suites.size() > 1) throw CLI::ValidationError("--suite", "decode runs on its own");
+    for (const char* shape_option :
+         {"--shape", "--op", "--shape-filter", "--incx", "--incy", "--alpha", "--beta", "--graph"})
       if (app_.count(shape_option))
         throw CLI::ValidationError(shape_option, "not an option of --suite decode");
     for (const std::string& dtype : options_.dtypes)
@@ -186,9 +188,10 @@ void CommandLine<Options>::validate() {
 template <>
 CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
                                       std::string default_out_dir)
-    : app_("xgemv-nccl-bench: one GEMV split over several GPUs through NCCL (xgemv_nccl.h), one "
-           "thread per GPU: bandwidth against P one-GPU stream reads, tensor-parallel decode "
-           "steps, and the small exchanges. Method: bench/README.md (Several GPUs)."),
+    : app_(
+          "xgemv-nccl-bench: one GEMV split over several GPUs through NCCL (xgemv_nccl.h), one "
+          "thread per GPU: bandwidth against P one-GPU stream reads, tensor-parallel decode "
+          "steps, and the small exchanges. Method: bench/README.md (Several GPUs)."),
       default_out_dir_(std::move(default_out_dir)) {
   app_.set_version_flag("--version", std::move(version), "Print the versions and exit");
   app_.add_option("--gpus", options_.gpus,

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -34,8 +33,8 @@ inline constexpr const char* kCublasGemm = "cublas-gemm";
 struct RunOptions {
   bool quick = false;  // fewer batches and calls (cases): a smoke run that still follows the method
   bool list = false;   // print the cases (the plan) and exit
-  std::string out_dir;  // the command line's default: under the build tree
-  std::string commit;   // overrides the commit found by git
+  std::string out_dir;              // the command line's default: under the build tree
+  std::string commit;               // overrides the commit found by git
   std::vector<std::string> dtypes;  // empty: the bench's, or each suite's, own
 };
 
@@ -50,7 +49,7 @@ struct Options : RunOptions {
   bool graph = false;  // time CUDA-graph replays instead of stream launches
   int device = 0;
   // --suite decode only.
-  std::vector<std::string> models;  // empty: every decode model
+  std::vector<std::string> models;    // empty: every decode model
   double step_gib = kDefaultStepGib;  // budget for a step's weights
   // --nrhs: the numbers of right-hand sides every case (decode: every step) runs with, ascending,
   // 1 always among them (time(1) divides every ratio). Empty without --nrhs: one vector, the
@@ -71,10 +70,10 @@ struct Options : RunOptions {
 };
 
 struct NcclOptions : RunOptions {
-  int gpus = 0;                     // the first N CUDA devices; 0: every visible one
-  std::vector<std::string> parts;   // kNcclParts to run; empty: all
-  double decode_gib = 0;            // the decode step's weights on one GPU; 0: what GPU 0 has free
-  int skip_exit_code = 2;           // the exit status without a GPU
+  int gpus = 0;                    // the first N CUDA devices; 0: every visible one
+  std::vector<std::string> parts;  // kNcclParts to run; empty: all
+  double decode_gib = 0;           // the decode step's weights on one GPU; 0: what GPU 0 has free
+  int skip_exit_code = 2;          // the exit status without a GPU
 
   bool wants_part(const std::string& part) const;
   // The bandwidth part's precisions: --dtype, else bf16 and fp32.
@@ -117,7 +116,8 @@ class CommandLine {
   Parsed options_;
 };
 template <>
-CommandLine<Options>::CommandLine(std::function<std::string()> version, std::string default_out_dir);
+CommandLine<Options>::CommandLine(std::function<std::string()> version,
+                                  std::string default_out_dir);
 template <>
 void CommandLine<Options>::validate();
 template <>

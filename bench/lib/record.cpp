@@ -11,7 +11,9 @@ namespace xgemv::bench {
 namespace {
 
 // The case of a record, whichever library ran it and on how many GPUs.
-std::string case_key(const Record& r) { return r.suite + '|' + r.weight_format() + '|' + r.label(); }
+std::string case_key(const Record& r) {
+  return r.suite + '|' + r.weight_format() + '|' + r.label();
+}
 
 }  // namespace
 
@@ -86,12 +88,12 @@ Record case_record(const Case& c, std::string lib, std::string function, std::st
 }
 
 void derive_metrics(std::vector<Record>& records) {
-  std::map<std::string, const Record*> bound;                              // case, one GPU
-  std::map<std::pair<std::string, int>, double> cublas_us;                 // case, P: fastest
-  std::map<std::tuple<std::string, std::string, int>, const Record*> of;   // case, lib, P
-  std::set<std::string> several_gpus;                                      // cases
-  std::set<std::pair<std::string, std::string>> several_vectors;           // nrhs 1 case, lib
-  std::map<std::tuple<std::string, int, int64_t>, const Record*> split;    // suite, P, exchange
+  std::map<std::string, const Record*> bound;                             // case, one GPU
+  std::map<std::pair<std::string, int>, double> cublas_us;                // case, P: fastest
+  std::map<std::tuple<std::string, std::string, int>, const Record*> of;  // case, lib, P
+  std::set<std::string> several_gpus;                                     // cases
+  std::set<std::pair<std::string, std::string>> several_vectors;          // nrhs 1 case, lib
+  std::map<std::tuple<std::string, int, int64_t>, const Record*> split;   // suite, P, exchange
   for (Record& r : records) {
     r.gbps = r.bound_gbps = r.pct_bound = r.speedup = r.nrhs_ratio = r.share_pct = std::nullopt;
     r.share_of.clear();

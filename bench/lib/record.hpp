@@ -3,9 +3,8 @@
 // one run. The writers (report.hpp) and the verdicts (verdict.hpp) know nothing else.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,12 +19,12 @@ struct RunInfo {
   std::string device = "none";
   int sm_clock_max_mhz = 0, mem_clock_max_mhz = 0;
   std::string driver = "unknown", cuda = "unknown";  // cuda: the runtime's version
-  std::string nccl;                                   // the NCCL library's, where it ran
-  std::string commit = "unknown", date;               // date: UTC, ISO 8601
+  std::string nccl;                                  // the NCCL library's, where it ran
+  std::string commit = "unknown", date;              // date: UTC, ISO 8601
   std::string host_cpu, host_blas, command;
   std::string mode = "stream";  // stream, graph, or what each part used
   bool quick = false;
-  std::string method;  // how it timed, in a few words
+  std::string method;                                               // how it timed, in a few words
   nlohmann::ordered_json facts = nlohmann::ordered_json::object();  // a bench's own (its GPUs)
 };
 
@@ -36,8 +35,8 @@ inline constexpr const char* kOneRead = "one-read";
 
 struct Record {
   // The case. A record of one GEMV has its BLAS shape; a decode step or a collective has m = n = 0.
-  std::string suite;   // llm, square, skinny, small, anchors, adhoc, decode, nccl-bandwidth, ...
-  std::string tag;     // llama3-8b.qkv; a decode step's model; ncclAllGather 32 KB
+  std::string suite;  // llm, square, skinny, small, anchors, adhoc, decode, nccl-bandwidth, ...
+  std::string tag;    // llama3-8b.qkv; a decode step's model; ncclAllGather 32 KB
   Dtype dtype = Dtype::fp32;
   std::string format;  // how the weights are stored: empty for the dtype's own elements
   char op = 'T';
@@ -45,9 +44,9 @@ struct Record {
   double alpha = 1, beta = 0;
   std::string layout;  // split over GPUs: outputs/own-block, reduction/all, tensor-parallel
   int64_t layers = 0, model_layers = 0, gemvs = 1;  // a step's layers run and published; GEMVs
-  int gpus = 1;                                      // P
-  int64_t matrix_bytes = 0;  // the matrices
-  int64_t bytes = 0;         // what the case moves once (bench/README.md, Method): GB/s are of it
+  int gpus = 1;                                     // P
+  int64_t matrix_bytes = 0;                         // the matrices
+  int64_t bytes = 0;  // what the case moves once (bench/README.md, Method): GB/s are of it
   // A collective's input on each rank; beside the collectives, the fp32 partial sums a split GEMV
   // exchanges.
   int64_t exchange_bytes = 0;

@@ -54,9 +54,9 @@ std::string check_text(const Record& r) {
 // Digits of the CSV's floating-point columns; the others get 4 significant digits.
 int csv_decimals(const std::string& key) {
   static const std::map<std::string, int> decimals = {
-      {"us", 3},        {"fastest_rank_us", 3}, {"spread_pct", 1}, {"GBps", 1},
-      {"bound_GBps", 1}, {"pct_bound", 1},      {"speedup", 3},    {"t_over_t1", 3},
-      {"share_pct", 1}};
+      {"us", 3},      {"fastest_rank_us", 3}, {"spread_pct", 1},
+      {"GBps", 1},    {"bound_GBps", 1},      {"pct_bound", 1},
+      {"speedup", 3}, {"t_over_t1", 3},       {"share_pct", 1}};
   const auto found = decimals.find(key);
   return found == decimals.end() ? -1 : found->second;
 }
@@ -77,26 +77,32 @@ std::string csv_cell(const std::string& key, const Json& value) {
 
 // The run's facts every CSV line repeats.
 Json run_columns(const RunInfo& info) {
-  return {{"device", info.device},   {"sm_clock_max_mhz", info.sm_clock_max_mhz},
-          {"mem_clock_max_mhz", info.mem_clock_max_mhz}, {"driver", info.driver},
-          {"cuda", info.cuda},       {"nccl", info.nccl},
-          {"commit", info.commit},   {"date", info.date}};
+  return {{"device", info.device},
+          {"sm_clock_max_mhz", info.sm_clock_max_mhz},
+          {"mem_clock_max_mhz", info.mem_clock_max_mhz},
+          {"driver", info.driver},
+          {"cuda", info.cuda},
+          {"nccl", info.nccl},
+          {"commit", info.commit},
+          {"date", info.date}};
 }
 
 Json run_json(const RunInfo& info) {
   Json run = run_columns(info);
-  run.update({{"host_cpu", info.host_cpu}, {"host_blas", info.host_blas},
-              {"command", info.command}, {"mode", info.mode}, {"quick", info.quick},
+  run.update({{"host_cpu", info.host_cpu},
+              {"host_blas", info.host_blas},
+              {"command", info.command},
+              {"mode", info.mode},
+              {"quick", info.quick},
               {"method", info.method}});
   run.update(info.facts);
   return run;
 }
 
 // The fields a view's column may show, as its header names them.
-const std::vector<std::string> kFields = {"case",       "layers",     "GEMVs",    "GB",  "P",
-                                          "us",         "ms",         "GB/s",     "t/t1",
-                                          "bound GB/s", "% of bound", "speed-up", "% of GEMV",
-                                          "function",   "mode"};
+const std::vector<std::string> kFields = {
+    "case", "layers",     "GEMVs",      "GB",       "P",         "us",       "ms",  "GB/s",
+    "t/t1", "bound GB/s", "% of bound", "speed-up", "% of GEMV", "function", "mode"};
 
 // A field of a record: "-" without the record or the value, FAILED for a value a failed record
 // lacks.
@@ -125,8 +131,9 @@ std::string cell(const Record* r, const std::string& field) {
                  {"% of GEMV", r->share_pct, 1, ""}};
   for (const auto& number : numbers)
     if (field == number.name)
-      return number.value ? fixed(number.value, number.decimals) + number.unit
-                          : r->failed() ? "FAILED" : "-";
+      return number.value  ? fixed(number.value, number.decimals) + number.unit
+             : r->failed() ? "FAILED"
+                           : "-";
   return "-";
 }
 
@@ -160,8 +167,10 @@ void write_table(std::ostream& out, const Table& table, bool markdown) {
     for (size_t i = 0; i < widths.size(); ++i) {
       const std::string& text = table[line][i];
       const std::string pad(widths[i] - std::min(widths[i], text.size()), ' ');
-      if (markdown) out << "| " << text << ' ';
-      else out << (i ? " " : "") << (i ? pad + text : text + pad);
+      if (markdown)
+        out << "| " << text << ' ';
+      else
+        out << (i ? " " : "") << (i ? pad + text : text + pad);
     }
     out << (markdown ? "|\n" : "\n");
     if (markdown && line == 0) {
@@ -179,8 +188,8 @@ Table view_table(const View& view, const std::vector<Record>& records) {
   std::map<std::string, size_t> first_seen;  // case label: its first row
   for (const Record& r : records) {
     if (!view.scope.matches(r)) continue;
-    const auto [row, added] = row_of.emplace(r.suite + '|' + r.weight_format() + '|' + r.name(),
-                                             rows.size());
+    const auto [row, added] =
+        row_of.emplace(r.suite + '|' + r.weight_format() + '|' + r.name(), rows.size());
     if (added) rows.emplace_back();
     rows[row->second].push_back(&r);
     first_seen.emplace(r.suite + '|' + r.label(), first_seen.size());
@@ -287,8 +296,8 @@ nlohmann::ordered_json summary_json(const std::vector<Record>& records) {
   for (const Record& r : records) {
     if (r.is_bound() || !r.us) continue;
     const std::string key = r.suite + '|' + std::string(dtype_name(r.dtype)) + '|' +
-                            r.weight_format() + '|' + r.lib + '|' + std::to_string(r.nrhs) +
-                            '|' + std::to_string(r.gpus);
+                            r.weight_format() + '|' + r.lib + '|' + std::to_string(r.nrhs) + '|' +
+                            std::to_string(r.gpus);
     const auto [group, added] = group_of.emplace(key, groups.size());
     if (added) groups.push_back({&r});
     groups[group->second].timed.push_back(&r);
@@ -296,8 +305,12 @@ nlohmann::ordered_json summary_json(const std::vector<Record>& records) {
   Json summary = Json::array();
   for (const Group& group : groups) {
     const Record& r = *group.first;
-    Json row = {{"suite", r.suite}, {"dtype", dtype_name(r.dtype)}, {"format", r.weight_format()},
-                {"lib", r.lib},     {"nrhs", r.nrhs},                {"P", r.gpus},
+    Json row = {{"suite", r.suite},
+                {"dtype", dtype_name(r.dtype)},
+                {"format", r.weight_format()},
+                {"lib", r.lib},
+                {"nrhs", r.nrhs},
+                {"P", r.gpus},
                 {"cases", group.timed.size()}};
     for (const auto& [name, member, highest_worst] :
          {std::tuple{"speedup", &Record::speedup, false},
@@ -312,8 +325,8 @@ nlohmann::ordered_json summary_json(const std::vector<Record>& records) {
         if (!worst || (highest_worst ? *value > *(worst->*member) : *value < *(worst->*member)))
           worst = timed;
       }
-      row[std::string("geomean_") + name] = optional_json(
-          values.empty() ? std::nullopt : std::optional(geometric_mean(values)));
+      row[std::string("geomean_") + name] =
+          optional_json(values.empty() ? std::nullopt : std::optional(geometric_mean(values)));
       row[std::string("worst_") + name] = optional_json(worst ? worst->*member : std::nullopt);
       row[std::string("worst_") + name + "_case"] = worst ? worst->name() : "";
     }
@@ -323,6 +336,8 @@ nlohmann::ordered_json summary_json(const std::vector<Record>& records) {
 }
 
 nlohmann::ordered_json record_json(const Record& r) {
+  // The columns in their order, several to a line.
+  // clang-format off
   return {{"suite", r.suite}, {"case", r.label()}, {"tag", r.tag}, {"dtype", dtype_name(r.dtype)},
           {"format", r.weight_format()}, {"op", std::string(1, r.op)}, {"m", r.m}, {"n", r.n},
           {"nrhs", r.nrhs}, {"lda", r.lda}, {"incx", r.incx}, {"incy", r.incy},
@@ -341,6 +356,7 @@ nlohmann::ordered_json record_json(const Record& r) {
           {"bound_GBps", optional_json(r.bound_gbps)}, {"pct_bound", optional_json(r.pct_bound)},
           {"speedup", optional_json(r.speedup)}, {"t_over_t1", optional_json(r.nrhs_ratio)},
           {"share_pct", optional_json(r.share_pct)}, {"share_of", r.share_of}};
+  // clang-format on
 }
 
 void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Record>& records) {
@@ -388,8 +404,8 @@ void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Re
       << "| device | " << info.device << " (SM clock max " << info.sm_clock_max_mhz
       << " MHz, memory clock max " << info.mem_clock_max_mhz << " MHz) |\n"
       << "| driver, CUDA runtime | " << info.driver << ", " << info.cuda << " |\n"
-      << (info.nccl.empty() ? "" : "| NCCL | " + info.nccl + " |\n")
-      << "| commit | " << info.commit << " |\n"
+      << (info.nccl.empty() ? "" : "| NCCL | " + info.nccl + " |\n") << "| commit | " << info.commit
+      << " |\n"
       << "| host | " << info.host_cpu << "; " << info.host_blas << " |\n"
       << "| timing | " << info.mode << (info.quick ? ", quick" : "") << "; " << info.method
       << " |\n"

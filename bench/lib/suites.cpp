@@ -123,8 +123,8 @@ std::vector<Case> build_cases(const Options& options) {
   }
   if (suites.empty() && options.shapes.empty()) suites.push_back(find_suite("llm"));
 
-  Suite adhoc{"adhoc", {},
-              std::vector<Dtype>(std::begin(kAllDtypes), std::end(kAllDtypes)), {'N', 'T'}};
+  Suite adhoc{
+      "adhoc", {}, std::vector<Dtype>(std::begin(kAllDtypes), std::end(kAllDtypes)), {'N', 'T'}};
   for (const std::string& text : options.shapes) {
     const auto shape = parse_shape(text);
     if (!shape) throw std::invalid_argument("bad --shape " + text);

@@ -19,10 +19,14 @@ bool within(const std::vector<std::string>& list, const std::string& item) {
 
 std::optional<double> value_of(const Record& r, Metric metric) {
   switch (metric) {
-    case Metric::speedup: return r.speedup;
-    case Metric::pct_bound: return r.pct_bound;
-    case Metric::nrhs_ratio: return r.nrhs_ratio;
-    case Metric::share_pct: return r.share_pct;
+    case Metric::speedup:
+      return r.speedup;
+    case Metric::pct_bound:
+      return r.pct_bound;
+    case Metric::nrhs_ratio:
+      return r.nrhs_ratio;
+    case Metric::share_pct:
+      return r.share_pct;
   }
   return std::nullopt;
 }
@@ -158,19 +162,18 @@ const std::vector<Target>& targets() {
     const Scope xgemv{shape_suite_names(), {"xgemv"}};
     const Scope llm_nrhs{{"llm"}, {kXgemvNrhs}, {Dtype::bf16, Dtype::fp16}};
     const Scope step_nrhs{{"decode"}, {kXgemvNrhs}};
-    const Scope split = Scope{{"nccl-bandwidth"}, {"xgemv-nccl"}}.with(&Scope::min_matrix_bytes,
-                                                                        int64_t{1} << 30);
+    const Scope split =
+        Scope{{"nccl-bandwidth"}, {"xgemv-nccl"}}.with(&Scope::min_matrix_bytes, int64_t{1} << 30);
     const Scope tensor_parallel =
         Scope{{"nccl-decode"}, {"xgemv-nccl"}, {}, {}, {2, 2}}.with(&Scope::tag, "llama3-70b");
-    const Scope nccl_rows{{"nccl-bandwidth", "nccl-decode", "nccl-exchange"}, {}, {}, {},
-                          {1, kAnyGpus}};
+    const Scope nccl_rows{
+        {"nccl-bandwidth", "nccl-decode", "nccl-exchange"}, {}, {}, {}, {1, kAnyGpus}};
     const Scope collectives{{"nccl-exchange"}, {"nccl"}, {}, {}, {2, kAnyGpus}};
     std::vector<Target> list = {
         // The shape suites, one vector: xgemv beside the fastest cuBLAS and the ceiling.
         {shapes, T::worst, xgemv, Metric::speedup, 0, "worst speed-up vs cuBLAS"},
         {shapes, T::at_least, xgemv.with(&Scope::min_matrix_bytes, int64_t{256} << 20),
-         Metric::pct_bound, 80, "matrices >= 256 MiB at >= 80% of ceiling", T::label, false,
-         true},
+         Metric::pct_bound, 80, "matrices >= 256 MiB at >= 80% of ceiling", T::label, false, true},
         {shapes, T::failures, xgemv, Metric::speedup, 0, "xgemv FAILED on {} case(s)"},
         // Decode steps, one vector.
         {decode, T::geomean_per_dtype, Scope{{"decode"}, {"xgemv"}}, Metric::speedup, 0, "xgemv",
@@ -196,17 +199,20 @@ const std::vector<Target>& targets() {
                       "xgemv-nrhs FAILED on {} case(s)", names});
     }
     // Several GPUs: the speed-up over one GPU, and the exchanges beside the split GEMV.
-    list.insert(list.end(), {
-        {nccl, T::at_least, split.with(&Scope::gpus, {2, 2}), Metric::speedup, 1.8,
-         "matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU", T::label, true, true},
-        {nccl, T::at_least, split.with(&Scope::gpus, {4, 4}), Metric::speedup, 3.4,
-         "matrices >= 1 GiB, 4 GPUs >= 3.40x over one GPU", T::label, true, true},
-        {nccl, T::at_least, tensor_parallel, Metric::speedup, 1.6,
-         "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU", T::label, true, true},
-        {nccl, T::failures, nccl_rows, Metric::speedup, 0, "FAILED {} row(s)"},
-        {exchanges, T::at_most, collectives, Metric::share_pct, 50,
-         "a collective at most 50% of the decode-size split GEMV of its size", T::label, true},
-    });
+    list.insert(
+        list.end(),
+        {
+            {nccl, T::at_least, split.with(&Scope::gpus, {2, 2}), Metric::speedup, 1.8,
+             "matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU", T::label, true, true},
+            {nccl, T::at_least, split.with(&Scope::gpus, {4, 4}), Metric::speedup, 3.4,
+             "matrices >= 1 GiB, 4 GPUs >= 3.40x over one GPU", T::label, true, true},
+            {nccl, T::at_least, tensor_parallel, Metric::speedup, 1.6,
+             "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU", T::label, true,
+             true},
+            {nccl, T::failures, nccl_rows, Metric::speedup, 0, "FAILED {} row(s)"},
+            {exchanges, T::at_most, collectives, Metric::share_pct, 50,
+             "a collective at most 50% of the decode-size split GEMV of its size", T::label, true},
+        });
     return list;
   }();
   return table;
@@ -247,13 +253,17 @@ std::vector<std::string> verdict_lines(const std::vector<Record>& records) {
 }
 
 nlohmann::ordered_json targets_json() {
-  const char* kinds[] = {"worst", "geomean", "geomean_per_dtype", "at_least", "at_most",
-                         "failures"};
+  const char* kinds[] = {"worst",    "geomean", "geomean_per_dtype",
+                         "at_least", "at_most", "failures"};
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const Target& t : targets())
-    list.push_back({{"line", t.line}, {"text", t.text}, {"kind", kinds[t.kind]},
-                    {"metric", metric_key(t.metric)}, {"threshold", t.threshold},
-                    {"suites", t.scope.suites}, {"libs", t.scope.libs},
+    list.push_back({{"line", t.line},
+                    {"text", t.text},
+                    {"kind", kinds[t.kind]},
+                    {"metric", metric_key(t.metric)},
+                    {"threshold", t.threshold},
+                    {"suites", t.scope.suites},
+                    {"libs", t.scope.libs},
                     {"nrhs", {t.scope.nrhs.low, t.scope.nrhs.high}},
                     {"gpus", {t.scope.gpus.low, t.scope.gpus.high}}});
   return list;

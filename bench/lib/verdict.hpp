@@ -2,10 +2,9 @@
 // bound, the words), and the one place that turns a run's records into verdict lines.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <climits>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>

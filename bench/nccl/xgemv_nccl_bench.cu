@@ -73,10 +73,14 @@ xgemv_status nccl_gemv(const SplitCall& c, const Scalar<T>* alpha, const T* a, c
     return entry_point(c.handle, c.comm, c.split, c.result, c.starts, c.op, c.m, c.n, alpha, a,
                        c.lda, x, 1, beta, y, 1, c.workspace, c.workspace_bytes);
   };
-  if constexpr (std::is_same_v<T, float>) return call(xgemv_nccl_sgemv);
-  else if constexpr (std::is_same_v<T, double>) return call(xgemv_nccl_dgemv);
-  else if constexpr (std::is_same_v<T, __half>) return call(xgemv_nccl_hgemv);
-  else return call(xgemv_nccl_bf16gemv);
+  if constexpr (std::is_same_v<T, float>)
+    return call(xgemv_nccl_sgemv);
+  else if constexpr (std::is_same_v<T, double>)
+    return call(xgemv_nccl_dgemv);
+  else if constexpr (std::is_same_v<T, __half>)
+    return call(xgemv_nccl_hgemv);
+  else
+    return call(xgemv_nccl_bf16gemv);
 }
 
 ncclDataType_t nccl_type(Dtype dtype) {
@@ -160,10 +164,10 @@ class Rank : private DeviceSession {
       for (size_t g = 0; g < gemvs_.size(); ++g) {
         const RankGemv& local = plan_.gemvs[g];
         const RankBlock& block = local.block;
-        partials.push_back(reference<T>({gemvs_[g].op == 'T', block.rows, block.columns,
-                                         block.lda, 1, 1, 1.0, 0.0, weight_pointer<T>(g),
-                                         x_pointer<T>(g), y_pointer<T>(g), y_ref_.as<double>(), 1,
-                                         block.x_length, block.partial_length}));
+        partials.push_back(
+            reference<T>({gemvs_[g].op == 'T', block.rows, block.columns, block.lda, 1, 1, 1.0, 0.0,
+                          weight_pointer<T>(g), x_pointer<T>(g), y_pointer<T>(g),
+                          y_ref_.as<double>(), 1, block.x_length, block.partial_length}));
       }
     });
     return partials;
@@ -268,7 +272,7 @@ class Rank : private DeviceSession {
   // that every rank starts together, then the unit (its graph, or enqueue()) between two events.
   // Microseconds per call (calls per repetition); stops at the first refusal or when another
   // rank has failed (`stop`).
-  RankTimes time(const NcclTimingPlan& plan, bool flush_l2, int calls,
+  RankTimes time(const TimingPlan& plan, bool flush_l2, int calls,
                  const std::function<std::string()>& enqueue, const std::atomic<bool>& stop) {
     RankTimes times;
     const auto prepare = [&](int repetition) -> std::string {
@@ -285,10 +289,12 @@ class Rank : private DeviceSession {
     const auto body = [&]() -> std::string {
       if (graph_.exec) return launch(graph_);
       std::string error = enqueue();
-      if (!error.empty()) check_cuda(cudaStreamSynchronize(handles_.stream), "a refused repetition");
+      if (!error.empty())
+        check_cuda(cudaStreamSynchronize(handles_.stream), "a refused repetition");
       return error;
     };
-    times.error = time_repetitions(plan.warmup, plan.repetitions, calls, prepare, body, times.us);
+    times.error =
+        time_repetitions(plan.warmup_batches, plan.batches, calls, prepare, body, times.us);
     return times;
   }
 
@@ -415,7 +421,7 @@ class NcclBench {
   // one run (and after one replay of its graph), then timed; `prototype` filled in (P, mode,
   // check, time), after the ceiling's record where there is one. Throws when a device fails.
   std::vector<Record> run_split(const Record& prototype, const std::vector<SplitGemv>& gemvs,
-                                const SplitTiming& timing, const NcclTimingPlan& plan) {
+                                const SplitTiming& timing, const TimingPlan& plan) {
     const int ranks = ranks_in_use_;
     std::vector<Record> rows;
     Record row = prototype;
@@ -459,14 +465,13 @@ class NcclBench {
     return rows;
   }
 
-  // A collective on every rank, back-to-back in one graph per rank (stream launches if capture
-  // fails).
-  Record run_exchange(const Record& prototype, const ExchangeCase& exchange,
-                      const NcclTimingPlan& plan) {
+  // A collective on every rank, `calls` back to back in one graph per rank (stream launches if
+  // capture fails).
+  Record run_exchange(const Record& prototype, const ExchangeCase& exchange, const TimingPlan& plan,
+                      int calls) {
     const int ranks = ranks_in_use_;
     Record row = prototype;
     row.gpus = ranks;
-    const int calls = plan.exchanges_per_repetition;
     on_ranks([&](std::unique_ptr<Rank>& rank, int) { rank->prepare_exchange(exchange, ranks); });
     // One collective on every rank first: the connections it needs are made outside the capture.
     std::vector<std::string> errors(static_cast<size_t>(ranks));
@@ -548,11 +553,12 @@ class NcclBench {
 
   // The timed repetitions of enqueue() on every rank at once into `row` (calls per repetition):
   // per repetition the slowest rank and the fastest, then the medians; GPU 0's clock after them.
-  void time_on_ranks(Record& row, const NcclTimingPlan& plan, bool flush_l2, int calls,
+  void time_on_ranks(Record& row, const TimingPlan& plan, bool flush_l2, int calls,
                      const std::function<std::string(Rank&)>& enqueue) {
     std::vector<RankTimes> times(static_cast<size_t>(ranks_in_use_));
     on_ranks([&](std::unique_ptr<Rank>& rank, int r) {
-      times[r] = rank->time(plan, flush_l2, calls, [&] { return enqueue(*rank); }, stopping_);
+      times[r] = rank->time(
+          plan, flush_l2, calls, [&] { return enqueue(*rank); }, stopping_);
     });
     row.calls_per_batch = calls;
     row.sm_clock_mhz = sm_clock_mhz();
@@ -705,9 +711,9 @@ int run(int argc, char** argv) {
 
   RunInfo info = describe_run(argc, argv, options, "no host library",
                               "stream (bandwidth) and graph (decode, exchanges)");
-  const NcclTimingPlan plan = plan_nccl_timing(options.quick);
-  info.method = "one thread per GPU; median over " + std::to_string(plan.repetitions) +
-                " repetitions (after " + std::to_string(plan.warmup) +
+  const TimingPlan plan = plan_batches(options.quick);
+  info.method = "one thread per GPU; median over " + std::to_string(plan.batches) +
+                " repetitions (after " + std::to_string(plan.warmup_batches) +
                 ") of the slowest rank's time between CUDA events on its stream, every "
                 "repetition started by an all-reduce of one value; every rank's output checked "
                 "against an fp64 reference before it is timed";
@@ -735,20 +741,20 @@ int run(int argc, char** argv) {
   const std::vector<ExchangeCase> exchanges =
       options.wants_part(kPartExchange) ? exchange_cases() : std::vector<ExchangeCase>{};
   std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
-            << " MHz), driver " << info.driver << ", CUDA " << info.cuda << ", NCCL "
-            << info.nccl << "\ncommit " << info.commit << "; " << visible
+            << " MHz), driver " << info.driver << ", CUDA " << info.cuda << ", NCCL " << info.nccl
+            << "\ncommit " << info.commit << "; " << visible
             << " GPU(s) visible, P = " << counts_text(counts) << "; " << cases.size()
             << " bandwidth cases, " << steps.size() << " decode models, " << exchanges.size()
-            << " exchanges; median of " << plan.repetitions << " repetitions"
+            << " exchanges; median of " << plan.batches << " repetitions"
             << (options.quick ? " (quick)" : "") << "\n";
   if (gpus == 1)
     std::cout << "xgemv-nccl-bench: 1 GPU: P = 1 only; the targets on several GPUs are not "
                  "measured\n";
   for (const TensorParallelStep& step : steps)
     std::cout << "decode " << describe_step(step)
-              << (step.layers == 0 ? ": not run (one layer exceeds the budget of " +
-                                         gib(decode_budget) + " GiB)"
-                                   : "")
+              << (step.layers == 0
+                      ? ": not run (one layer exceeds the budget of " + gib(decode_budget) + " GiB)"
+                      : "")
               << '\n';
   std::cout << progress_header() << std::endl;
 
@@ -766,7 +772,8 @@ int run(int argc, char** argv) {
           add_rows(rows, bench->run_split(tensor_parallel_record(step), step.gemvs,
                                           {false, true, one}, plan));
       for (const ExchangeCase& exchange : exchanges)
-        add_rows(rows, {bench->run_exchange(exchange_record(exchange), exchange, plan)});
+        add_rows(rows, {bench->run_exchange(exchange_record(exchange), exchange, plan,
+                                            exchanges_per_repetition(options.quick))});
       if (!exchanges.empty())
         for (int64_t bytes : kExchangeBytes) {
           const SplitGemv gemv = exchange_share_gemv(bytes);

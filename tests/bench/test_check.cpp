@@ -93,7 +93,7 @@ TEST(Check, PassesRoundingAndFailsWrongResults) {
   EXPECT_FALSE(nan.passed);
   EXPECT_TRUE(std::isinf(nan.max_error));
   EXPECT_FALSE(compare_to_reference(c, {0, 0, 0, 0}, y_ref).passed);  // zeros
-  EXPECT_FALSE(compare_to_reference(c, {10.0}, y_ref).passed);  // too short
+  EXPECT_FALSE(compare_to_reference(c, {10.0}, y_ref).passed);        // too short
 }
 
 TEST(Check, AllZeroReferenceIsComparedAbsolutely) {

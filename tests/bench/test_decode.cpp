@@ -39,7 +39,8 @@ TEST(DecodeModels, PublishedConfigurationsFrom2048To16384Hidden) {
       {"llama3.1-405b", 16384, 126, 128, 8, 128, 53248, 128256},
   };
   ASSERT_EQ(decode_models().size(), std::size(expected));
-  EXPECT_EQ(models().size(), decode_models().size() + 2);  // and the llm suite's llama2-7b, mistral-7b
+  EXPECT_EQ(models().size(),
+            decode_models().size() + 2);  // and the llm suite's llama2-7b, mistral-7b
   for (size_t i = 0; i < std::size(expected); ++i) {
     const DecodeModel& m = decode_models()[i];
     EXPECT_EQ(m.name, expected[i].name);
@@ -58,7 +59,10 @@ TEST(DecodeStep, FourGemvsPerLayerThenTheLmHeadAsOpTWithMInAndNOut) {
   const DecodeStep step = plan_decode_step(model("llama3-8b"), kDefaultBudget);
   EXPECT_EQ(step.layers, 32);
   ASSERT_EQ(step.gemvs.size(), 4u * 32u + 1u);
-  const struct { const char* tag; int64_t in, out; } first_layer[] = {
+  const struct {
+    const char* tag;
+    int64_t in, out;
+  } first_layer[] = {
       {"L0.qkv", 4096, 6144},  // 32 query heads and 2 x 8 kv heads of 128
       {"L0.o", 4096, 4096},
       {"L0.gate_up", 4096, 2 * 14336},
@@ -98,7 +102,10 @@ TEST(DecodeStep, QkvFollowsTheHeadsWithAndWithoutGqa) {
 }
 
 TEST(DecodeStep, LargeModelsRunTheirFirstLayersThatFitTheBudget) {
-  const struct { const char* name; int64_t layers; } expected[] = {
+  const struct {
+    const char* name;
+    int64_t layers;
+  } expected[] = {
       {"llama3.2-1b", 16}, {"qwen2.5-7b", 28}, {"llama3-8b", 32},
       {"llama2-13b", 40},  {"llama3-70b", 13}, {"llama3.1-405b", 3},
   };
@@ -112,8 +119,7 @@ TEST(DecodeStep, LargeModelsRunTheirFirstLayersThatFitTheBudget) {
     if (step.layers < m.layers) {
       // One more layer would not fit.
       const DecodeStep bigger = plan_decode_step(m, 2 * kDefaultBudget);
-      const int64_t layer_bytes =
-          bigger.gemvs[4].weight_offset - bigger.gemvs[0].weight_offset;
+      const int64_t layer_bytes = bigger.gemvs[4].weight_offset - bigger.gemvs[0].weight_offset;
       EXPECT_GT(step.weight_buffer_bytes + layer_bytes, kDefaultBudget) << e.name;
     }
   }
@@ -209,9 +215,11 @@ TEST(DecodeSteps, ModelsAndDtypesFromTheCommandLine) {
   options.nrhs = {1, 2, 8};
   const std::vector<DecodeStep> swept = plan_decode_steps(options);
   ASSERT_EQ(swept.size(), 6u);
-  const struct { const char* model; int64_t nrhs; } order[] = {
-      {"llama3.2-1b", 1}, {"llama3.2-1b", 2}, {"llama3.2-1b", 8},
-      {"llama3-70b", 1},  {"llama3-70b", 2},  {"llama3-70b", 8}};
+  const struct {
+    const char* model;
+    int64_t nrhs;
+  } order[] = {{"llama3.2-1b", 1}, {"llama3.2-1b", 2}, {"llama3.2-1b", 8},
+               {"llama3-70b", 1},  {"llama3-70b", 2},  {"llama3-70b", 8}};
   for (size_t i = 0; i < swept.size(); ++i) {
     EXPECT_EQ(swept[i].model.name, order[i].model) << i;
     EXPECT_EQ(swept[i].nrhs, order[i].nrhs) << i;
@@ -226,12 +234,6 @@ TEST(DecodeSteps, ModelsAndDtypesFromTheCommandLine) {
   options.models.clear();
   options.step_gib = 0;
   EXPECT_THROW(plan_decode_steps(options), std::invalid_argument);
-}
-
-TEST(DecodeTiming, AtLeastFifteenReplaysAfterWarmUp) {
-  EXPECT_EQ(plan_decode_timing(false).replays, 31);
-  EXPECT_EQ(plan_decode_timing(true).replays, 15);
-  EXPECT_GE(plan_decode_timing(true).warmup, 1);
 }
 
 TEST(DecodeCheck, TheWorstGemvIsTheLargestShareOfItsToleranceAndOneFailureFailsTheRecord) {
@@ -323,8 +325,9 @@ TEST(DecodeVerdict, SpeedUpPerDtypeOfBothXgemvRowsAndEveryFailure) {
 RunInfo sample_info() {
   RunInfo info = bench::sample_info("xgemv-bench --suite decode");
   info.mode = "graph";
-  info.method = "one CUDA graph per step and library, median of 31 replays after 3 warm-up "
-                "replays";
+  info.method =
+      "one CUDA graph per step and library, median of 31 replays after 3 warm-up "
+      "replays";
   return info;
 }
 
@@ -341,19 +344,23 @@ TEST(DecodeReport, SummaryStepTableCsvJsonAndFailures) {
   write_markdown(markdown, sample_info(), rows);
   const std::string text = markdown.str();
   EXPECT_TRUE(contains(text, "median of 31 replays after 3 warm-up replays"));
-  EXPECT_TRUE(contains(text, "| llama3-8b bf16 | 32/32 | 129 | 15.01 | 3.200 | 3.400 | 3.600 | 3.500 | "
-                      "4.500 | 4.000 | 88.9 | 91.4 | 1.11x | 1.14x |"));
-  EXPECT_TRUE(contains(text, "| llama3.2-1b fp16 | 16/16 | 65 | 2.47 | 0.600 | 0.700 | 0.800 | 0.750 | "
-                      "FAILED | 1.000 | 75.0 | 80.0 | 1.25x | 1.33x |"));
-  EXPECT_TRUE(contains(text, "## Failures\n\n- decode llama3.2-1b fp16 cublas: check failed (1 checked; "
-                      "worst L0.qkv err 0.0001 / tol 0.002) [65 kernels]"));
+  EXPECT_TRUE(contains(text,
+                       "| llama3-8b bf16 | 32/32 | 129 | 15.01 | 3.200 | 3.400 | 3.600 | 3.500 | "
+                       "4.500 | 4.000 | 88.9 | 91.4 | 1.11x | 1.14x |"));
+  EXPECT_TRUE(contains(text,
+                       "| llama3.2-1b fp16 | 16/16 | 65 | 2.47 | 0.600 | 0.700 | 0.800 | 0.750 | "
+                       "FAILED | 1.000 | 75.0 | 80.0 | 1.25x | 1.33x |"));
+  EXPECT_TRUE(contains(text,
+                       "## Failures\n\n- decode llama3.2-1b fp16 cublas: check failed (1 checked; "
+                       "worst L0.qkv err 0.0001 / tol 0.002) [65 kernels]"));
 
   std::ostringstream csv;
   write_csv(csv, sample_info(), rows);
-  EXPECT_TRUE(contains(csv.str(), "\ndecode,llama3-8b bf16,llama3-8b,bf16,bf16,T,0,0,1,0,1,1,1,0,,32,32,"
-                           "129,1,15009316864,15014038016,0,xgemv,xgemv_function,graph,ok,1,0,"
-                           "0.0001,0.002,L0.qkv,0,1,31,129,3600.000,0.0,,0,4170.6,4691.9,88.9,"
-                           "1.111,,,,NVIDIA H200,"));
+  EXPECT_TRUE(contains(csv.str(),
+                       "\ndecode,llama3-8b bf16,llama3-8b,bf16,bf16,T,0,0,1,0,1,1,1,0,,32,32,"
+                       "129,1,15009316864,15014038016,0,xgemv,xgemv_function,graph,ok,1,0,"
+                       "0.0001,0.002,L0.qkv,0,1,31,129,3600.000,0.0,,0,4170.6,4691.9,88.9,"
+                       "1.111,,,,NVIDIA H200,"));
   const nlohmann::ordered_json json = to_json(sample_info(), rows);
   EXPECT_EQ(json["run"]["mode"], "graph");
   ASSERT_EQ(json["records"].size(), 12u);
@@ -373,9 +380,14 @@ std::vector<Record> sweep_rows() {
     row.set_times({ms * 1e3});
     if (!row.is_bound()) row.add_check("L0.qkv", check(1e-4, 2e-3));
   };
-  for (const auto& [library, ms] : std::vector<std::pair<std::string, double>>{
-           {kOneRead, 3.2}, {kPerGemvReads, 3.4}, {"xgemv", 3.6}, {kXgemvEarlyStart, 3.5},
-           {kXgemvNrhs, 3.7}, {"cublas", 4.5}, {"cublas-gemmex", 4.0}})
+  for (const auto& [library, ms] :
+       std::vector<std::pair<std::string, double>>{{kOneRead, 3.2},
+                                                   {kPerGemvReads, 3.4},
+                                                   {"xgemv", 3.6},
+                                                   {kXgemvEarlyStart, 3.5},
+                                                   {kXgemvNrhs, 3.7},
+                                                   {"cublas", 4.5},
+                                                   {"cublas-gemmex", 4.0}})
     add(1, library, ms);
   for (const auto& [nrhs, xgemv, gemmex] :
        std::vector<std::tuple<int64_t, double, double>>{{2, 3.8, 7.0}, {16, 4.5, 8.0}}) {

@@ -41,6 +41,14 @@ TEST(TimingPlan, AlwaysAtLeastFifteenBatchesAfterWarmUp) {
   EXPECT_LT(plan_timing(1 << 20, true).batches, plan_timing(1 << 20, false).batches);
 }
 
+TEST(TimingPlan, EveryMeasurementTimes31BatchesAfter3OrQuick15After2) {
+  EXPECT_EQ(plan_batches(false).batches, 31);
+  EXPECT_EQ(plan_batches(false).warmup_batches, 3);
+  EXPECT_EQ(plan_batches(true).batches, 15);
+  EXPECT_EQ(plan_batches(true).warmup_batches, 2);
+  EXPECT_EQ(plan_batches(true).calls_per_batch, 1);  // a decode step's replay, an NCCL repetition
+}
+
 TEST(TimingPlan, CallsPerBatchShrinkWithSizeAndAreCapped) {
   EXPECT_EQ(plan_timing(int64_t{2} << 30, false).calls_per_batch, 1);
   EXPECT_EQ(plan_timing(int64_t{64} << 20, true).calls_per_batch, 4);

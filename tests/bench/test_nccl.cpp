@@ -44,7 +44,8 @@ TEST(NcclPlan, RankBlocksFollowTheHeader) {
   const struct {
     SplitGemv gemv;
     int rank;
-    std::vector<int64_t> expected;  // rows, columns, lda, x_length, partial_length, y_first, y_length
+    std::vector<int64_t>
+        expected;  // rows, columns, lda, x_length, partial_length, y_first, y_length
   } blocks[] = {
       // Outputs split, op N: rows of A, the whole x, its block of y.
       {gemv_of('N', 5, 7, Split::outputs, Result::own_block), 1, {3, 7, 3, 7, 3, 2, 3}},
@@ -260,9 +261,12 @@ TEST(NcclCommandLine, DefaultsAndTheDecodeBudget) {
 }
 
 TEST(NcclCommandLine, RefusesBadValues) {
-  for (const auto& [option, value] : std::vector<std::pair<const char*, const char*>>{
-           {"--gpus", "0"}, {"--part", "decode,lmhead"}, {"--dtype", "int8"},
-           {"--decode-gib", "0"}, {"--suite", "llm"}})
+  for (const auto& [option, value] :
+       std::vector<std::pair<const char*, const char*>>{{"--gpus", "0"},
+                                                        {"--part", "decode,lmhead"},
+                                                        {"--dtype", "int8"},
+                                                        {"--decode-gib", "0"},
+                                                        {"--suite", "llm"}})
     EXPECT_THROW(parse({option, value}), CLI::ParseError) << option << ' ' << value;
 }
 
@@ -375,8 +379,9 @@ TEST(NcclReport, VerdictSaysWhatTooFewGpusCannotMeasure) {
   std::vector<Record> two = sample_rows(150.0, 80.0, 2.0);
   two.erase(two.begin() + 3);  // the 4-GPU row
   derive_metrics(two);
-  EXPECT_NE(verdict_lines(two)[0].find("4 GPUs >= 3.40x over one GPU: not measured (only 2 GPU(s))"),
-            std::string::npos);
+  EXPECT_NE(
+      verdict_lines(two)[0].find("4 GPUs >= 3.40x over one GPU: not measured (only 2 GPU(s))"),
+      std::string::npos);
 }
 
 TEST(NcclReport, FailedAndSlowCasesMissTheTargetByName) {
@@ -387,14 +392,17 @@ TEST(NcclReport, FailedAndSlowCasesMissTheTargetByName) {
   rows.push_back(failed);
   derive_metrics(rows);
   const std::string text = verdict_lines(rows)[0];
-  EXPECT_TRUE(contains(text, "2 GPUs >= 1.80x over one GPU: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
-                      "outputs/own-block on 2 GPUs) below: fp32 N 16384x16384 outputs/own-block "
-                      "on 2 GPUs untimed"));
-  EXPECT_TRUE(contains(text, "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: NO (0/1, "
-                      "worst 1.40x: llama3-70b tensor-parallel bf16 on 2 GPUs) below: llama3-70b "
-                      "tensor-parallel bf16 on 2 GPUs 1.40x"));
-  EXPECT_TRUE(contains(text, "; FAILED 1 row(s): fp32 N 16384x16384 outputs/own-block on 2 GPUs "
-                      "xgemv-nccl (check failed)"));
+  EXPECT_TRUE(contains(text,
+                       "2 GPUs >= 1.80x over one GPU: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
+                       "outputs/own-block on 2 GPUs) below: fp32 N 16384x16384 outputs/own-block "
+                       "on 2 GPUs untimed"));
+  EXPECT_TRUE(contains(text,
+                       "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: NO (0/1, "
+                       "worst 1.40x: llama3-70b tensor-parallel bf16 on 2 GPUs) below: llama3-70b "
+                       "tensor-parallel bf16 on 2 GPUs 1.40x"));
+  EXPECT_TRUE(contains(text,
+                       "; FAILED 1 row(s): fp32 N 16384x16384 outputs/own-block on 2 GPUs "
+                       "xgemv-nccl (check failed)"));
 }
 
 TEST(NcclReport, ExchangesDominateFromHalfTheGemvsTime) {
@@ -442,9 +450,9 @@ TEST(NcclReport, CsvJsonMarkdownAndTheTables) {
   write_markdown(markdown, sample_info(), rows);
   const std::string text = markdown.str();
   EXPECT_EQ(text.rfind("# xgemv-nccl-bench results\n", 0), 0u);
-  for (const char* heading : {"## Bandwidth over P GPUs", "## Tensor-parallel decode steps",
-                              "## Small exchanges", "\nverdict: ", "\nexchanges: ",
-                              "| NCCL | 2.28.9 |", "| P | [1,2,4] |"})
+  for (const char* heading :
+       {"## Bandwidth over P GPUs", "## Tensor-parallel decode steps", "## Small exchanges",
+        "\nverdict: ", "\nexchanges: ", "| NCCL | 2.28.9 |", "| P | [1,2,4] |"})
     EXPECT_TRUE(contains(text, heading));
   // The rows of a case at every P, one after the other.
   const size_t one = text.find("| bf16 N 32768x16384 outputs/own-block | 1 | ");
@@ -467,8 +475,9 @@ TEST(NcclReport, FailedRowsShowInTheTablesAndAreListed) {
   write_markdown(markdown, sample_info(), rows);
   const std::string text = markdown.str();
   EXPECT_TRUE(contains(text, "| bf16 N 32768x16384 outputs/own-block | 1 | FAILED | "));
-  EXPECT_TRUE(contains(text, "## Failures\n\n- nccl-bandwidth bf16 N 32768x16384 outputs/own-block "
-                      "xgemv-nccl: error: rank 0"));
+  EXPECT_TRUE(contains(text,
+                       "## Failures\n\n- nccl-bandwidth bf16 N 32768x16384 outputs/own-block "
+                       "xgemv-nccl: error: rank 0"));
   EXPECT_TRUE(contains(text, "not measured (only 1 GPU(s))"));
 }
 

@@ -59,11 +59,21 @@ TEST(CommandLine, NamesTheGpuLibrariesAskedFor) {
 }
 
 TEST(CommandLine, ParsesEveryOption) {
-  const Options options =
-      parse({"--suite", "anchors,square", "--shape", "4096x14336", "--shape", "7x9", "--dtype",
-             "fp16,bf16", "--op", "T", "--lib", "xgemv,cublas", "--shape-filter", "sq",
-             "--incx", "-2", "--incy", "3", "--alpha", "0.5", "--beta", "-1", "--quick",
-             "--graph", "--out-dir", "out", "--device", "1", "--commit", "abc123"});
+  const Options options = parse({"--suite",        "anchors,square",
+                                 "--shape",        "4096x14336",
+                                 "--shape",        "7x9",
+                                 "--dtype",        "fp16,bf16",
+                                 "--op",           "T",
+                                 "--lib",          "xgemv,cublas",
+                                 "--shape-filter", "sq",
+                                 "--incx",         "-2",
+                                 "--incy",         "3",
+                                 "--alpha",        "0.5",
+                                 "--beta",         "-1",
+                                 "--quick",        "--graph",
+                                 "--out-dir",      "out",
+                                 "--device",       "1",
+                                 "--commit",       "abc123"});
   EXPECT_EQ(options.suites, (std::vector<std::string>{"anchors", "square"}));
   EXPECT_EQ(options.shapes, (std::vector<std::string>{"4096x14336", "7x9"}));
   EXPECT_EQ(options.dtypes, (std::vector<std::string>{"fp16", "bf16"}));
@@ -109,8 +119,7 @@ TEST(CommandLine, EachRowRunsAtTheNrhsItCallsWith) {
   // Without --nrhs: the one-vector rows and the one-column GemmEx, as before the option.
   for (const char* row : {"xgemv", "cublas", "cublas-gemmex", "openblas"})
     EXPECT_TRUE(plain.runs_row(row, 1)) << row;
-  for (const char* row : {kXgemvNrhs, kCublasGemm})
-    EXPECT_FALSE(plain.runs_row(row, 1)) << row;
+  for (const char* row : {kXgemvNrhs, kCublasGemm}) EXPECT_FALSE(plain.runs_row(row, 1)) << row;
 
   const Options sweep = parse({"--nrhs", "4"});
   for (const char* row : {"xgemv", "cublas", "openblas", kXgemvNrhs, kCublasGemmEx, kCublasGemm})
@@ -138,10 +147,16 @@ TEST(CommandLine, TransIsAnotherNameForOp) {
 }
 
 TEST(CommandLine, RejectsBadValues) {
-  for (const std::vector<const char*>& arguments : std::vector<std::vector<const char*>>{
-           {"--suite", "huge"}, {"--dtype", "fp8"}, {"--op", "C"}, {"--lib", "mkl"},
-           {"--shape", "4096"}, {"--shape", "0x5"}, {"--incx", "0"}, {"--device", "-1"},
-           {"--no-such-option"}})
+  for (const std::vector<const char*>& arguments :
+       std::vector<std::vector<const char*>>{{"--suite", "huge"},
+                                             {"--dtype", "fp8"},
+                                             {"--op", "C"},
+                                             {"--lib", "mkl"},
+                                             {"--shape", "4096"},
+                                             {"--shape", "0x5"},
+                                             {"--incx", "0"},
+                                             {"--device", "-1"},
+                                             {"--no-such-option"}})
     EXPECT_THROW(parse(arguments), CLI::ParseError) << arguments.front();
 }
 
@@ -164,8 +179,8 @@ TEST(CommandLine, DecodeSuiteWithItsOwnOptions) {
 
 TEST(CommandLine, DecodeRejectsShapeOptionsAndShapeSuitesRejectDecodeOptions) {
   EXPECT_THROW(parse({"--suite", "decode,llm"}), CLI::ParseError);
-  for (const char* option : {"--op", "--shape", "--shape-filter", "--incx", "--incy", "--alpha",
-                             "--beta"}) {
+  for (const char* option :
+       {"--op", "--shape", "--shape-filter", "--incx", "--incy", "--alpha", "--beta"}) {
     const char* value = std::string(option) == "--op"      ? "T"
                         : std::string(option) == "--shape" ? "8x8"
                                                            : "2";

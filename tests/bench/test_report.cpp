@@ -29,11 +29,15 @@ Record row(const Case& c, const std::string& library, double us,
 std::vector<Record> sample_rows() {
   const Case small = make_case("anchors", "sq4k", Dtype::fp16, 4096, 4096);
   const Case large = make_case("anchors", "sq16k", Dtype::fp16, 16384, 16384);
-  std::vector<Record> rows = {
-      row(small, kCeiling, 10.0),  row(small, "xgemv", 12.5),  row(small, "cublas", 20.0),
-      row(small, "cublas-gemmex", 16.0), row(large, kCeiling, 120.0), row(large, "xgemv", 160.0),
-      row(large, "cublas", 140.0), row(large, "cublas-gemmex", 150.0),
-      row(large, "openblas", 14000.0, "host")};
+  std::vector<Record> rows = {row(small, kCeiling, 10.0),
+                              row(small, "xgemv", 12.5),
+                              row(small, "cublas", 20.0),
+                              row(small, "cublas-gemmex", 16.0),
+                              row(large, kCeiling, 120.0),
+                              row(large, "xgemv", 160.0),
+                              row(large, "cublas", 140.0),
+                              row(large, "cublas-gemmex", 150.0),
+                              row(large, "openblas", 14000.0, "host")};
   Record skipped = case_record(large, "cublas-gemmex", "cublas-gemmex_function", "stream");
   skipped.status = "skipped: reason";
   rows.push_back(skipped);
@@ -96,8 +100,9 @@ TEST(Record, ChecksFoldIntoTheRecord) {
   EXPECT_EQ(r.failed_checks, 1);
   EXPECT_EQ(r.worst, "rank 2 (graph)");
   EXPECT_TRUE(r.failed());
-  EXPECT_TRUE(contains(progress_line(r), "check failed (3 checked, 1 failed; worst rank 2 (graph) err "
-                                  "inf / tol 0.01)"));
+  EXPECT_TRUE(contains(progress_line(r),
+                       "check failed (3 checked, 1 failed; worst rank 2 (graph) err "
+                       "inf / tol 0.01)"));
 }
 
 TEST(Verdict, WorstSpeedupAndLargeMatricesOnTarget) {
@@ -122,8 +127,9 @@ TEST(Verdict, NamesTheCasesWhereXgemvFailedAndSaysWhatItCouldNotMeasure) {
   rows[5].us.reset();
   derive_metrics(rows);
   const std::string line = shape_verdict(rows);
-  EXPECT_TRUE(contains(line, "NO (0/1) below: fp16 T 16384x16384 sq16k untimed; xgemv FAILED on 1 "
-                      "case(s): fp16 T 4096x4096 sq4k (check failed)"));
+  EXPECT_TRUE(contains(line,
+                       "NO (0/1) below: fp16 T 16384x16384 sq16k untimed; xgemv FAILED on 1 "
+                       "case(s): fp16 T 4096x4096 sq4k (check failed)"));
   EXPECT_TRUE(contains(line, "worst speed-up vs cuBLAS n/a"));
   rows.erase(rows.begin() + 4, rows.end());  // no large matrix
   EXPECT_TRUE(contains(shape_verdict(rows), "80% of ceiling: none in this run"));
@@ -171,7 +177,8 @@ TEST(Csv, OneSupersetHeaderThenOneLinePerRecordWithMissingValuesEmpty) {
             0u)
       << body[1];
   EXPECT_TRUE(contains(body[1], ",12.500,"));
-  EXPECT_TRUE(contains(body[1], ",80.0,1.280,,,,NVIDIA H200,1980,0,\"580.65, CUDA 13.0\",13.0,,abc123,"));
+  EXPECT_TRUE(
+      contains(body[1], ",80.0,1.280,,,,NVIDIA H200,1980,0,\"580.65, CUDA 13.0\",13.0,,abc123,"));
   EXPECT_TRUE(contains(body[9], ",skipped: reason,"));
 }
 
@@ -208,11 +215,13 @@ TEST(Markdown, RunTableSummaryTablesVerdictAndFailures) {
   EXPECT_TRUE(contains(text, "| device | NVIDIA H200 (SM clock max 1980 MHz"));
   EXPECT_TRUE(contains(text, "| commit | abc123 |"));
   EXPECT_TRUE(contains(text, "## Summary"));
-  EXPECT_TRUE(contains(text, "| anchors | fp16 | xgemv | 1 | 1 | 2 | 1.06x | 0.88x | 77.5 | 75.0 | - "
-                      "| - |"));
+  EXPECT_TRUE(contains(text,
+                       "| anchors | fp16 | xgemv | 1 | 1 | 2 | 1.06x | 0.88x | 77.5 | 75.0 | - "
+                       "| - |"));
   EXPECT_TRUE(contains(text, "## xgemv vs cuBLAS"));
-  EXPECT_TRUE(contains(text, "| fp16 T 4096x4096 sq4k | 12.50 | 2686 | 1679 | 2098 | 3357 | 80.0 | "
-                      "1.28x | xgemv_function |"));
+  EXPECT_TRUE(contains(text,
+                       "| fp16 T 4096x4096 sq4k | 12.50 | 2686 | 1679 | 2098 | 3357 | 80.0 | "
+                       "1.28x | xgemv_function |"));
   EXPECT_TRUE(contains(text, "\nverdict: "));
   EXPECT_TRUE(contains(text, "## Failures"));
   EXPECT_TRUE(contains(text, "cublas: check failed"));
@@ -265,11 +274,14 @@ std::vector<Record> sweep_rows() {
       rows.push_back(row(c, sixteen_bit ? kCublasGemmEx : kCublasGemm, t.gemm));
     }
   };
-  add_family(make_case("llm", "llama3-8b.qkv", Dtype::bf16, 4096, 6144),
-             {{1, 16.0, 20.0, 25.0}, {2, 16.1, 20.4, 40.0}, {8, 16.3, 21.0, 42.0},
-              {16, 16.6, 26.0, 52.0}});
+  add_family(make_case("llm", "llama3-8b.qkv", Dtype::bf16, 4096, 6144), {{1, 16.0, 20.0, 25.0},
+                                                                          {2, 16.1, 20.4, 40.0},
+                                                                          {8, 16.3, 21.0, 42.0},
+                                                                          {16, 16.6, 26.0, 52.0}});
   add_family(make_case("llm", "llama3-8b.lm_head", Dtype::bf16, 4096, 128256),
-             {{1, 300.0, 320.0, 330.0}, {2, 300.0, 330.0, 660.0}, {8, 301.0, 360.0, 700.0},
+             {{1, 300.0, 320.0, 330.0},
+              {2, 300.0, 330.0, 660.0},
+              {8, 301.0, 360.0, 700.0},
               {16, 302.0, 380.0, 350.0}});
   add_family(make_case("square", "sq4k", Dtype::fp32, 4096, 4096),
              {{1, 40.0, 50.0, 60.0}, {4, 41.0, 100.0, 65.0}});
@@ -305,9 +317,10 @@ TEST(Nrhs, EachLibrarysTimeOverItsOwnTimeAtOneVectorAndTheSpeedUpOverTheGemm) {
   EXPECT_FALSE(find(rows, qkv, "xgemv").nrhs_ratio);
   EXPECT_FALSE(find(rows, qkv, "cublas").nrhs_ratio);
   // The one-vector verdict and summary stay of the one-vector cases.
-  EXPECT_EQ(shape_verdict(rows).rfind(
-                "verdict: worst speed-up vs cuBLAS 1.03x (bf16 T 4096x128256 llama3-8b.lm_head)", 0),
-            0u)
+  EXPECT_EQ(
+      shape_verdict(rows).rfind(
+          "verdict: worst speed-up vs cuBLAS 1.03x (bf16 T 4096x128256 llama3-8b.lm_head)", 0),
+      0u)
       << shape_verdict(rows);
 }
 
@@ -341,8 +354,9 @@ TEST(Nrhs, TheVerdictSaysYesNoneAndNamesFailures) {
   derive_metrics(rows);
   line = nrhs_verdict(rows);
   EXPECT_TRUE(contains(line, "for nrhs 2..8: NO (3/4, "));
-  EXPECT_TRUE(contains(line, "; xgemv-nrhs FAILED on 1 case(s): llm bf16 T 4096x6144 llama3-8b.qkv "
-                      "nrhs 8 (check failed)"));
+  EXPECT_TRUE(contains(line,
+                       "; xgemv-nrhs FAILED on 1 case(s): llm bf16 T 4096x6144 llama3-8b.qkv "
+                       "nrhs 8 (check failed)"));
 
   // Only untargeted families: nothing to count.
   std::vector<Record> square;
@@ -363,8 +377,9 @@ TEST(Nrhs, MarkdownCsvJsonAndConsoleCarryTheSweep) {
   const std::string text = markdown.str();
   EXPECT_TRUE(contains(text, "\n## Several vectors"));
   EXPECT_TRUE(contains(text, "| llm | bf16 | xgemv-nrhs | 2 | 1 | 2 | 1.98x | 1.96x | "));
-  EXPECT_TRUE(contains(text, "| bf16 T 4096x6144 llama3-8b.qkv nrhs 16 | 26.00 | 1.30x | 52.00 | 2.08x "
-                      "| 2.00x | 63.8 |"));
+  EXPECT_TRUE(contains(text,
+                       "| bf16 T 4096x6144 llama3-8b.qkv nrhs 16 | 26.00 | 1.30x | 52.00 | 2.08x "
+                       "| 2.00x | 63.8 |"));
   EXPECT_TRUE(contains(text, "\nnrhs verdict (xgemv, bf16/fp16 llm shapes): "));
   // The one-vector table holds the nrhs 1 cases only: nrhs 2 is in the several-vector table.
   EXPECT_TRUE(contains(text, "| bf16 T 4096x6144 llama3-8b.qkv nrhs 2 | 20.40 | 1.02x"));
@@ -373,8 +388,9 @@ TEST(Nrhs, MarkdownCsvJsonAndConsoleCarryTheSweep) {
 
   std::ostringstream csv;
   write_csv(csv, sample_info(), rows);
-  EXPECT_TRUE(contains(csv.str(), "\nllm,bf16 T 4096x6144 llama3-8b.qkv nrhs 16,llama3-8b.qkv,bf16,bf16,"
-                           "T,4096,6144,16,4096,1,1,1,0,"));
+  EXPECT_TRUE(contains(csv.str(),
+                       "\nllm,bf16 T 4096x6144 llama3-8b.qkv nrhs 16,llama3-8b.qkv,bf16,bf16,"
+                       "T,4096,6144,16,4096,1,1,1,0,"));
 
   const nlohmann::ordered_json json = to_json(sample_info(), rows);
   ASSERT_EQ(json["verdicts"].size(), 2u);

@@ -32,7 +32,10 @@ TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
   for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.tag;
 
   // Row-major weights (out x in) are BLAS op T with m = in_features, n = out_features.
-  const struct { const char* tag; int64_t m, n; } expected[] = {
+  const struct {
+    const char* tag;
+    int64_t m, n;
+  } expected[] = {
       {"llama2-7b.qkv", 4096, 12288},      {"llama2-7b.gate_up", 4096, 22016},
       {"llama2-7b.down", 11008, 4096},     {"llama3-8b.qkv", 4096, 6144},
       {"llama3-8b.o", 4096, 4096},         {"llama3-8b.down", 14336, 4096},
@@ -70,8 +73,11 @@ TEST(Suites, SkinnyHasTheExtremesAndSmallHasLaunchBoundShapes) {
   EXPECT_EQ(find_case(skinny, "odd", Dtype::fp64)->m, 100003);
   EXPECT_EQ(skinny.size(), 13u * 4u * 2u);  // shapes x dtypes x ops
   // 1 to 16 columns or rows.
-  const struct { const char* tag; int64_t m, n; } few[] = {
-      {"tall-1", 1000000, 1}, {"wide-1", 1, 1000000},   {"tall-3", 1000003, 3},
+  const struct {
+    const char* tag;
+    int64_t m, n;
+  } few[] = {
+      {"tall-1", 1000000, 1}, {"wide-1", 1, 1000000},  {"tall-3", 1000003, 3},
       {"wide-3", 3, 1000003}, {"tall-16", 500000, 16}, {"wide-16", 16, 500000},
   };
   for (const auto& shape : few) {
@@ -220,8 +226,8 @@ TEST(Case, SeveralVectorsAreColumnsOfXAndYAndAIsReadOnce) {
 }
 
 TEST(Suites, ShapeSuitesAreTheSuitesAndAdhoc) {
-  EXPECT_EQ(shape_suite_names(), (std::vector<std::string>{"llm", "square", "skinny", "small",
-                                                           "anchors", "adhoc"}));
+  EXPECT_EQ(shape_suite_names(),
+            (std::vector<std::string>{"llm", "square", "skinny", "small", "anchors", "adhoc"}));
 }
 
 TEST(BuildCases, RejectsABadRegex) {
