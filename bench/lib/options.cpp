@@ -29,9 +29,11 @@ CLI::Option* list_option(CLI::App& app, const std::string& name, std::vector<T>&
   return app.add_option(name, values, help)->delimiter(',');
 }
 
-// The options both benches take; `quick` and `out_dir` say what they mean for this one.
+// The options both benches take; `dtype_help` and `quick_help` say what they mean for this one.
 void add_run_options(CLI::App& app, RunOptions& options, const std::string& default_out_dir,
-                     const std::string& dtype_help, const std::string& quick_help) {
+                     std::function<std::string()> version, const std::string& dtype_help,
+                     const std::string& quick_help) {
+  app.set_version_flag("--version", std::move(version), "Print the versions and exit");
   std::vector<std::string> dtype_names;
   for (Dtype dtype : kAllDtypes) dtype_names.emplace_back(dtype_name(dtype));
   list_option(app, "-d,--dtype", options.dtypes, dtype_help)->check(CLI::IsMember(dtype_names));
@@ -98,7 +100,10 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
           "stream-read ceiling of every shape, or whole decode steps as CUDA graphs (--suite "
           "decode). Method: bench/README.md."),
       default_out_dir_(std::move(default_out_dir)) {
-  app_.set_version_flag("--version", std::move(version), "Print the versions and exit");
+  add_run_options(app_, options_, default_out_dir_, std::move(version),
+                  "Precisions (default: each suite's own)",
+                  "Fewer batches and calls per batch (still >= 15 batches); decode: 15 replays "
+                  "instead of 31");
   std::vector<std::string> suite_names;
   for (const Suite& suite : all_suites()) suite_names.push_back(suite.name);
   suite_names.push_back("all");
@@ -141,9 +146,6 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   app_.add_option("--alpha", options_.alpha, "alpha");
   app_.add_option("--beta", options_.beta, "beta (0: y is poisoned with NaN before each check)");
   app_.add_flag("--graph", options_.graph, "Time CUDA-graph replays of the back-to-back calls");
-  add_run_options(app_, options_, default_out_dir_, "Precisions (default: each suite's own)",
-                  "Fewer batches and calls per batch (still >= 15 batches); decode: 15 replays "
-                  "instead of 31");
   app_.add_option("--device", options_.device, "CUDA device ordinal")
       ->check(CLI::NonNegativeNumber);
   list_option(app_, "--model", options_.models, "decode: models to run (default all)")
@@ -193,7 +195,10 @@ CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
           "thread per GPU: bandwidth against P one-GPU stream reads, tensor-parallel decode "
           "steps, and the small exchanges. Method: bench/README.md (Several GPUs)."),
       default_out_dir_(std::move(default_out_dir)) {
-  app_.set_version_flag("--version", std::move(version), "Print the versions and exit");
+  add_run_options(app_, options_, default_out_dir_, std::move(version),
+                  "Precisions of the bandwidth part (default bf16,fp32; decode steps are bf16, "
+                  "the exchanges fp32 and bf16)",
+                  "Fewer cases and repetitions (still >= 15) and a decode budget of at most 8 GiB");
   app_.add_option("--gpus", options_.gpus,
                   "GPUs to use, the first N CUDA devices (default: all visible); runs P = 1, 2, "
                   "4, ... up to N")
@@ -204,10 +209,6 @@ CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
                   "GiB of decode-step weights on one GPU (default: GPU 0's free memory less 4 "
                   "GiB; --quick: at most 8)")
       ->check(kPositive);
-  add_run_options(app_, options_, default_out_dir_,
-                  "Precisions of the bandwidth part (default bf16,fp32; decode steps are bf16, "
-                  "the exchanges fp32 and bf16)",
-                  "Fewer cases and repetitions (still >= 15) and a decode budget of at most 8 GiB");
   app_.add_option("--skip-exit-code", options_.skip_exit_code,
                   "Exit status when there is no GPU (default 2; CTest uses 77)")
       ->capture_default_str();

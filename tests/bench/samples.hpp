@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lib/record.hpp"
+#include "lib/report.hpp"
 #include "lib/verdict.hpp"
 
 namespace xgemv::bench {
@@ -26,6 +28,12 @@ inline RunInfo sample_info(std::string command) {
 
 inline CheckResult check(double max_error, double tolerance) {
   return {max_error, tolerance, max_error <= tolerance};
+}
+
+inline std::string markdown_of(const RunInfo& info, const std::vector<Record>& records) {
+  std::ostringstream out;
+  write_markdown(out, info, records);
+  return out.str();
 }
 
 // The verdict line of the records that starts with `opening`, or "".

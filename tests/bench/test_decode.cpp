@@ -27,31 +27,23 @@ const DecodeModel& model(const std::string& name) {
 }
 
 TEST(DecodeModels, PublishedConfigurationsFrom2048To16384Hidden) {
-  const struct {
-    const char* name;
-    int64_t hidden, layers, heads, kv_heads, head_dim, intermediate, vocabulary;
-  } expected[] = {
-      {"llama3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256},
-      {"qwen2.5-7b", 3584, 28, 28, 4, 128, 18944, 152064},
-      {"llama3-8b", 4096, 32, 32, 8, 128, 14336, 128256},
-      {"llama2-13b", 5120, 40, 40, 40, 128, 13824, 32000},
-      {"llama3-70b", 8192, 80, 64, 8, 128, 28672, 128256},
-      {"llama3.1-405b", 16384, 126, 128, 8, 128, 53248, 128256},
+  // Each model as "name hidden/layers: heads x head dim, kv heads; intermediate; vocabulary".
+  const std::vector<std::string> expected = {
+      "llama3.2-1b 2048/16: 32x64, 8; 8192; 128256",
+      "qwen2.5-7b 3584/28: 28x128, 4; 18944; 152064",
+      "llama3-8b 4096/32: 32x128, 8; 14336; 128256",
+      "llama2-13b 5120/40: 40x128, 40; 13824; 32000",
+      "llama3-70b 8192/80: 64x128, 8; 28672; 128256",
+      "llama3.1-405b 16384/126: 128x128, 8; 53248; 128256",
   };
-  ASSERT_EQ(decode_models().size(), std::size(expected));
-  EXPECT_EQ(models().size(),
-            decode_models().size() + 2);  // and the llm suite's llama2-7b, mistral-7b
-  for (size_t i = 0; i < std::size(expected); ++i) {
-    const DecodeModel& m = decode_models()[i];
-    EXPECT_EQ(m.name, expected[i].name);
-    EXPECT_EQ(m.hidden, expected[i].hidden) << m.name;
-    EXPECT_EQ(m.layers, expected[i].layers) << m.name;
-    EXPECT_EQ(m.query_heads, expected[i].heads) << m.name;
-    EXPECT_EQ(m.kv_heads, expected[i].kv_heads) << m.name;
-    EXPECT_EQ(m.head_dim, expected[i].head_dim) << m.name;
-    EXPECT_EQ(m.intermediate, expected[i].intermediate) << m.name;
-    EXPECT_EQ(m.vocabulary, expected[i].vocabulary) << m.name;
-  }
+  std::vector<std::string> published;
+  for (const DecodeModel& m : decode_models())
+    published.push_back(m.name + " " + std::to_string(m.hidden) + "/" + std::to_string(m.layers) +
+                        ": " + std::to_string(m.query_heads) + "x" + std::to_string(m.head_dim) +
+                        ", " + std::to_string(m.kv_heads) + "; " + std::to_string(m.intermediate) +
+                        "; " + std::to_string(m.vocabulary));
+  EXPECT_EQ(published, expected);
+  EXPECT_EQ(models().size(), decode_models().size() + 2);  // the llm suite's llama2-7b, mistral-7b
   EXPECT_EQ(find_decode_model("gpt-2"), nullptr);
 }
 
@@ -340,9 +332,7 @@ TEST(DecodeReport, SummaryStepTableCsvJsonAndFailures) {
   EXPECT_DOUBLE_EQ(summary[1]["geomean_speedup"].get<double>(), 4.0 / 3.6);
   EXPECT_EQ(summary[1]["worst_speedup_case"], "llama3-8b bf16");
 
-  std::ostringstream markdown;
-  write_markdown(markdown, sample_info(), rows);
-  const std::string text = markdown.str();
+  const std::string text = markdown_of(sample_info(), rows);
   EXPECT_TRUE(contains(text, "median of 31 replays after 3 warm-up replays"));
   EXPECT_TRUE(contains(text,
                        "| llama3-8b bf16 | 32/32 | 129 | 15.01 | 3.200 | 3.400 | 3.600 | 3.500 | "

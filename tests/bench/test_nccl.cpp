@@ -446,9 +446,7 @@ TEST(NcclReport, CsvJsonMarkdownAndTheTables) {
   EXPECT_TRUE(two["bound_GBps"].is_number());
   EXPECT_EQ(json["verdicts"][0].get<std::string>().rfind("verdict: matrices >= 1 GiB", 0), 0u);
 
-  std::ostringstream markdown;
-  write_markdown(markdown, sample_info(), rows);
-  const std::string text = markdown.str();
+  const std::string text = markdown_of(sample_info(), rows);
   EXPECT_EQ(text.rfind("# xgemv-nccl-bench results\n", 0), 0u);
   for (const char* heading :
        {"## Bandwidth over P GPUs", "## Tensor-parallel decode steps", "## Small exchanges",
@@ -471,9 +469,7 @@ TEST(NcclReport, FailedRowsShowInTheTablesAndAreListed) {
   rows[1].status = "error: rank 0: xgemv_nccl_bf16gemv: XGEMV_STATUS_INVALID_SPLIT";
   rows[1].us.reset();
   derive_metrics(rows);
-  std::ostringstream markdown;
-  write_markdown(markdown, sample_info(), rows);
-  const std::string text = markdown.str();
+  const std::string text = markdown_of(sample_info(), rows);
   EXPECT_TRUE(contains(text, "| bf16 N 32768x16384 outputs/own-block | 1 | FAILED | "));
   EXPECT_TRUE(contains(text,
                        "## Failures\n\n- nccl-bandwidth bf16 N 32768x16384 outputs/own-block "

@@ -372,9 +372,7 @@ TEST(Nrhs, TheVerdictSaysYesNoneAndNamesFailures) {
 
 TEST(Nrhs, MarkdownCsvJsonAndConsoleCarryTheSweep) {
   const std::vector<Record> rows = sweep_rows();
-  std::ostringstream markdown;
-  write_markdown(markdown, sample_info(), rows);
-  const std::string text = markdown.str();
+  const std::string text = markdown_of(sample_info(), rows);
   EXPECT_TRUE(contains(text, "\n## Several vectors"));
   EXPECT_TRUE(contains(text, "| llm | bf16 | xgemv-nrhs | 2 | 1 | 2 | 1.98x | 1.96x | "));
   EXPECT_TRUE(contains(text,
