@@ -1,7 +1,8 @@
-// What xgemv-bench (device_bench.cu: shape cases, decode steps) and xgemv-nccl-bench (a rank of
-// nccl/nccl_bench.cu) share on the device: error checks, element conversions, the operand fill,
-// the fp64 reference GEMV, the stream-read ceiling kernel, device buffers, the library calls, graph
-// capture, and the session (device, stream, handles on it, timing events, the timed repetitions).
+// What xgemv-bench (xgemv_bench.cu: shape cases, decode steps) and xgemv-nccl-bench (a rank of
+// nccl/xgemv_nccl_bench.cu) share on the device: error checks, element conversions, the operand
+// fill, the fp64 reference GEMV, the stream-read ceiling kernel, device buffers, the library
+// calls, graph capture, and the session (device, stream, handles on it, timing events, the timed
+// repetitions).
 // Everything is TU-local (an anonymous namespace): each CUDA file compiles its own copy.
 #pragma once
 
