@@ -1,29 +1,32 @@
-// What the shape bench (device_bench.cu) and the decode bench (decode_bench.cu) share on the
-// device: error checks, element conversions, the operand fill, the fp64 reference GEMV, the
-// stream-read ceiling kernel, device buffers, the library calls, and the session (device, stream,
-// handles on it, timing events). Everything is TU-local (an anonymous namespace): each of the two
-// CUDA files compiles its own copy of the kernels.
+// What xgemv-bench (xgemv_bench.cu: shape cases, decode steps) and xgemv-nccl-bench (a rank of
+// nccl/xgemv_nccl_bench.cu) share on the device: error checks, element conversions, the operand
+// fill, the fp64 reference GEMV, the stream-read ceiling kernel, device buffers, the library
+// calls, graph capture, and the session (device, stream, handles on it, timing events, the timed
+// repetitions).
+// Everything is TU-local (an anonymous namespace): each CUDA file compiles its own copy.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <xgemv/xgemv.hpp>
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
+#include <xgemv/xgemv.hpp>
 
 #include "lib/case.hpp"
 #include "lib/options.hpp"
 #include "lib/random_values.hpp"
-#include "lib/report.hpp"
+#include "lib/record.hpp"
 #include "support/check_cuda.hpp"
 #include "support/element_types.hpp"
 #include "support/gemv_layout.hpp"
@@ -36,8 +39,7 @@ using xgemv_test::check_cuda;
 using xgemv_test::vector_offset;
 
 template <class T>
-inline constexpr bool kIs16Bit =
-    std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+inline constexpr bool kIs16Bit = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
 // Scalar<T>, the type of alpha and beta: fp64 for fp64, fp32 for the others (cuBLAS's and
 // xgemv's convention). to_double and from_double run on the device too.
@@ -45,6 +47,22 @@ template <class T>
 using Scalar = xgemv_test::ScalarOf<T>;
 using xgemv_test::from_double;
 using xgemv_test::to_double;
+
+// Calls f with a value of the element type of `dtype`.
+template <class F>
+decltype(auto) with_element_type(Dtype dtype, F&& f) {
+  switch (dtype) {
+    case Dtype::fp32:
+      return f(float{});
+    case Dtype::fp64:
+      return f(double{});
+    case Dtype::fp16:
+      return f(__half{});
+    case Dtype::bf16:
+      return f(__nv_bfloat16{});
+  }
+  throw std::logic_error("unknown dtype");
+}
 
 template <class T>
 __global__ void fill_random(T* data, int64_t count, uint64_t seed) {
@@ -61,7 +79,7 @@ struct ReferenceArguments {
   const T* a;
   const T* x;
   const T* y0;
-  double* y_ref;  // logical order, unit stride, column after column (y_length apart)
+  double* y_ref;           // logical order, unit stride, column after column (y_length apart)
   int64_t nrhs, ldx, ldy;  // vectors: column j of X at x + j*ldx, of Y at y0 + j*ldy
 };
 
@@ -83,8 +101,7 @@ __global__ void reference_gemv(ReferenceArguments<T> p) {
     const int64_t column = p.transposed ? out : k;
     sum += to_double(p.a[row + column * p.lda]) * to_double(x[vector_offset(k, x_length, p.incx)]);
   }
-  for (int offset = 16; offset > 0; offset /= 2)
-    sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (lane != 0) return;
   double y = p.alpha * sum;
   if (p.beta != 0)
@@ -136,7 +153,9 @@ struct DeviceMemory {
     bytes = 0;
   }
   template <class T>
-  T* as() const { return static_cast<T*>(pointer); }
+  T* as() const {
+    return static_cast<T*>(pointer);
+  }
 };
 
 struct Handles {
@@ -163,22 +182,14 @@ struct Problem {
 
 // --- the device libraries --------------------------------------------------------------------
 
-template <class T>
-std::string xgemv_function() {
-  if constexpr (std::is_same_v<T, float>) return "xgemv_sgemv";
-  else if constexpr (std::is_same_v<T, double>) return "xgemv_dgemv";
-  else if constexpr (std::is_same_v<T, __half>) return "xgemv_hgemv";
-  else return "xgemv_bf16gemv";
-}
-
 std::string xgemv_status_text(xgemv_status status) {
   return status == XGEMV_STATUS_SUCCESS ? std::string() : xgemv_status_string(status);
 }
 
 template <class T>
 std::string call_xgemv(const Handles& h, const Problem<T>& p) {
-  return xgemv_status_text(xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x,
-                                       p.incx, &p.beta, p.y, p.incy));
+  return xgemv_status_text(xgemv::gemv(h.xgemv, p.op, p.m, p.n, &p.alpha, p.a, p.lda, p.x, p.incx,
+                                       &p.beta, p.y, p.incy));
 }
 
 // The few-right-hand-side call, nrhs == 1 included.
@@ -193,14 +204,6 @@ std::string needs_int_sizes(const Case& c) {
   const int64_t largest =
       std::max({c.m, c.n, c.lda(), std::abs(c.incx), std::abs(c.incy), c.nrhs, c.ldx(), c.ldy()});
   return largest > INT_MAX ? "a size or increment exceeds int" : "";
-}
-
-template <class T>
-std::string cublas_gemv_function() {
-  if constexpr (std::is_same_v<T, float>) return "cublasSgemv_v2";
-  else if constexpr (std::is_same_v<T, double>) return "cublasDgemv_v2";
-  else if constexpr (std::is_same_v<T, __half>) return "cublasHSHgemvStridedBatched";
-  else return "cublasTSTgemvStridedBatched";
 }
 
 std::string cublas_status_text(cublasStatus_t status) {
@@ -219,13 +222,11 @@ std::string call_cublas_gemv(const Handles& h, const Problem<T>& p) {
     return cublas_status_text(
         cublasDgemv_v2(h.cublas, op, m, n, &p.alpha, p.a, lda, p.x, incx, &p.beta, p.y, incy));
   else if constexpr (std::is_same_v<T, __half>)
-    return cublas_status_text(cublasHSHgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda,
-                                                          0, p.x, incx, 0, &p.beta, p.y, incy, 0,
-                                                          1));
+    return cublas_status_text(cublasHSHgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda, 0,
+                                                          p.x, incx, 0, &p.beta, p.y, incy, 0, 1));
   else
-    return cublas_status_text(cublasTSTgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda,
-                                                          0, p.x, incx, 0, &p.beta, p.y, incy, 0,
-                                                          1));
+    return cublas_status_text(cublasTSTgemvStridedBatched(h.cublas, op, m, n, &p.alpha, p.a, lda, 0,
+                                                          p.x, incx, 0, &p.beta, p.y, incy, 0, 1));
 }
 
 // The GEMMs take contiguous columns; --nrhs asks for unit increments, so only a run of one
@@ -246,15 +247,9 @@ std::string call_cublas_gemmex(const Handles& h, const Problem<T>& p) {
   const int rows = static_cast<int>(transposed ? p.n : p.m);
   const int depth = static_cast<int>(transposed ? p.m : p.n);
   return cublas_status_text(cublasGemmEx(
-      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows,
-      static_cast<int>(p.nrhs), depth, &p.alpha, p.a, type, static_cast<int>(p.lda), p.x, type,
-      static_cast<int>(p.ldx), &p.beta, p.y, type, static_cast<int>(p.ldy), CUBLAS_COMPUTE_32F,
-      CUBLAS_GEMM_DEFAULT));
-}
-
-template <class T>
-std::string cublas_gemm_function() {
-  return std::is_same_v<T, float> ? "cublasSgemm_v2" : "cublasDgemm_v2";
+      h.cublas, transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, rows, static_cast<int>(p.nrhs),
+      depth, &p.alpha, p.a, type, static_cast<int>(p.lda), p.x, type, static_cast<int>(p.ldx),
+      &p.beta, p.y, type, static_cast<int>(p.ldy), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 // Y = op(A) X with the problem's nrhs columns, fp32 or fp64.
@@ -279,8 +274,8 @@ std::string no_restriction(const Case&) { return ""; }
 
 template <class T>
 struct DeviceLibrary {
-  std::string name;      // the row's library: a --lib name, or xgemv-nrhs
-  std::string function;  // recorded with the results
+  std::string name;                         // the row's library: a --lib name, or xgemv-nrhs
+  std::string function;                     // recorded with the results
   std::string (*restriction)(const Case&);  // why it cannot run a case; empty if it can
   std::string (*call)(const Handles&, const Problem<T>&);  // enqueues one call; error text
 };
@@ -289,17 +284,24 @@ struct DeviceLibrary {
 // a case of nrhs vectors gets.
 template <class T>
 std::vector<DeviceLibrary<T>> device_libraries() {
+  // The entry points of each element type, in kAllDtypes order.
+  const int type = std::is_same_v<T, float>    ? 0
+                   : std::is_same_v<T, double> ? 1
+                   : std::is_same_v<T, __half> ? 2
+                                               : 3;
+  const std::string xgemv[] = {"xgemv_sgemv", "xgemv_dgemv", "xgemv_hgemv", "xgemv_bf16gemv"};
+  const std::string cublas[] = {"cublasSgemv_v2", "cublasDgemv_v2", "cublasHSHgemvStridedBatched",
+                                "cublasTSTgemvStridedBatched"};
   std::vector<DeviceLibrary<T>> libraries = {
-      {"xgemv", xgemv_function<T>(), no_restriction, call_xgemv<T>},
-      {kXgemvNrhs, xgemv_function<T>() + "_nrhs", no_restriction, call_xgemv_nrhs<T>},
-      {"cublas", cublas_gemv_function<T>(), needs_int_sizes, call_cublas_gemv<T>},
+      {"xgemv", xgemv[type], no_restriction, call_xgemv<T>},
+      {kXgemvNrhs, xgemv[type] + "_nrhs", no_restriction, call_xgemv_nrhs<T>},
+      {"cublas", cublas[type], needs_int_sizes, call_cublas_gemv<T>},
   };
   if constexpr (kIs16Bit<T>)
-    libraries.push_back(
-        {kCublasGemmEx, "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
+    libraries.push_back({kCublasGemmEx, "cublasGemmEx", gemmex_restriction, call_cublas_gemmex<T>});
   else
-    libraries.push_back(
-        {kCublasGemm, cublas_gemm_function<T>(), gemmex_restriction, call_cublas_gemm<T>});
+    libraries.push_back({kCublasGemm, type == 0 ? "cublasSgemm_v2" : "cublasDgemm_v2",
+                         gemmex_restriction, call_cublas_gemm<T>});
   return libraries;
 }
 
@@ -326,8 +328,42 @@ std::string device_unavailable(int ordinal) {
   return "";
 }
 
+int kernel_nodes(cudaGraph_t graph) {
+  size_t count = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  std::vector<cudaGraphNode_t> nodes(count);
+  check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  int kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    kernels += type == cudaGraphNodeTypeKernel;
+  }
+  return kernels;
+}
+
+// A captured graph, instantiated and uploaded, with its kernel nodes; or why there is none (a call
+// refused during the capture, or the capture failed).
+struct Graph {
+  cudaGraphExec_t exec = nullptr;
+  int kernels = 0;
+  std::string error;
+
+  Graph() = default;
+  Graph(Graph&& other) noexcept { *this = std::move(other); }
+  Graph& operator=(Graph&& other) noexcept {
+    std::swap(exec, other.exec);
+    kernels = other.kernels;
+    error = std::move(other.error);
+    return *this;
+  }
+  ~Graph() {
+    if (exec) cudaGraphExecDestroy(exec);  // a destructor cannot report
+  }
+};
+
 // The device, a non-blocking stream, xgemv's and cuBLAS's handles on it and a pair of timing
-// events: the base of both benches.
+// events: the base of every bench.
 class DeviceSession {
  protected:
   explicit DeviceSession(int ordinal) : ordinal_(ordinal) {
@@ -372,8 +408,7 @@ class DeviceSession {
                "cudaDeviceGetAttribute");
     check_cuda(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, ordinal_),
                "cudaDeviceGetAttribute");
-    info.sm_clock_max_mhz =
-        nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
+    info.sm_clock_max_mhz = nvml_->max_sm_clock_mhz() ? nvml_->max_sm_clock_mhz() : sm_khz / 1000;
     info.mem_clock_max_mhz =
         nvml_->max_memory_clock_mhz() ? nvml_->max_memory_clock_mhz() : memory_khz / 1000;
     check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
@@ -388,8 +423,7 @@ class DeviceSession {
   template <class T>
   void fill(T* data, int64_t count, uint64_t seed) {
     const int blocks = static_cast<int>(
-        std::clamp<int64_t>((count + 255) / 256, 1,
-                            int64_t{properties_.multiProcessorCount} * 32));
+        std::clamp<int64_t>((count + 255) / 256, 1, int64_t{properties_.multiProcessorCount} * 32));
     fill_random<T><<<blocks, 256, 0, handles_.stream>>>(data, count, seed);
     check_cuda(cudaGetLastError(), "fill_random");
   }
@@ -400,10 +434,84 @@ class DeviceSession {
     const int blocks = static_cast<int>(
         std::clamp<int64_t>((vectors + kVectorsPerBlockStep - 1) / kVectorsPerBlockStep, 1,
                             int64_t{properties_.multiProcessorCount} * kStreamBlocksPerSm));
-    stream_read<<<blocks, kStreamThreads, 0, handles_.stream>>>(
-        static_cast<const uint4*>(data), vectors, sink_.as<unsigned>());
+    stream_read<<<blocks, kStreamThreads, 0, handles_.stream>>>(static_cast<const uint4*>(data),
+                                                                vectors, sink_.as<unsigned>());
     const cudaError_t error = cudaGetLastError();
     return error == cudaSuccess ? std::string() : std::string(cudaGetErrorString(error));
+  }
+
+  // Y_ref of one GEMV (every column), fp64, computed on the device into p.y_ref.
+  template <class T>
+  std::vector<double> reference(const ReferenceArguments<T>& p) {
+    const int64_t outputs = (p.transposed ? p.n : p.m) * p.nrhs;
+    if (outputs == 0) return {};
+    reference_gemv<T>
+        <<<static_cast<unsigned>((outputs * 32 + 255) / 256), 256, 0, handles_.stream>>>(p);
+    check_cuda(cudaGetLastError(), "reference_gemv");
+    return copy_to_host<double>(p.y_ref, outputs, "reference");
+  }
+
+  // `count` elements from the device once the stream's work is done (a fault in it surfaces here).
+  template <class T>
+  std::vector<T> copy_to_host(const void* data, int64_t count, const char* what) {
+    std::vector<T> values(static_cast<size_t>(count));
+    check_cuda(cudaMemcpyAsync(values.data(), data, values.size() * sizeof(T),
+                               cudaMemcpyDeviceToHost, handles_.stream),
+               "copy to host");
+    check_cuda(cudaStreamSynchronize(handles_.stream), what);
+    return values;
+  }
+
+  // Captures enqueue()'s launches on the stream into a graph.
+  Graph capture(const std::function<std::string()>& enqueue) {
+    Graph graph;
+    check_cuda(cudaStreamBeginCapture(handles_.stream, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+    graph.error = enqueue();
+    cudaGraph_t captured = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(handles_.stream, &captured);
+    if (ended != cudaSuccess && graph.error.empty())
+      graph.error = std::string("stream capture: ") + cudaGetErrorString(ended);
+    if (graph.error.empty()) {
+      graph.kernels = kernel_nodes(captured);
+      if (const cudaError_t error = cudaGraphInstantiate(&graph.exec, captured, 0);
+          error != cudaSuccess) {
+        graph.exec = nullptr;
+        graph.error = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(error);
+      }
+    }
+    if (captured) check_cuda(cudaGraphDestroy(captured), "cudaGraphDestroy");
+    if (!graph.error.empty()) {
+      static_cast<void>(cudaGetLastError());  // the failure is the capture's, not a later call's
+      return graph;
+    }
+    check_cuda(cudaGraphUpload(graph.exec, handles_.stream), "cudaGraphUpload");
+    return graph;
+  }
+
+  // Repetitions on the stream: prepare(i) before each, untimed, then body() between two events;
+  // the microseconds per call (`calls` per repetition) of those after `warmup` go into `us`.
+  // Stops at the first error either returns.
+  std::string time_repetitions(int warmup, int repetitions, int calls,
+                               const std::function<std::string(int)>& prepare,
+                               const std::function<std::string()>& body, std::vector<double>& us) {
+    for (int repetition = 0; repetition < warmup + repetitions; ++repetition) {
+      if (std::string error = prepare(repetition); !error.empty()) return error;
+      check_cuda(cudaEventRecord(start_, handles_.stream), "cudaEventRecord");
+      if (std::string error = body(); !error.empty()) return error;
+      check_cuda(cudaEventRecord(stop_, handles_.stream), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(stop_), "a timed repetition");
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+      if (repetition >= warmup) us.push_back(1e3 * ms / calls);
+    }
+    return "";
+  }
+
+  // Replays the graph on the stream: a body for time_repetitions().
+  std::string launch(const Graph& graph) {
+    check_cuda(cudaGraphLaunch(graph.exec, handles_.stream), "cudaGraphLaunch");
+    return "";
   }
 
   int ordinal_;

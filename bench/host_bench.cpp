@@ -56,8 +56,8 @@ const char* openblas_function() {
 }  // namespace
 
 std::string HostBench::describe() {
-  return std::string(openblas_get_config()) + ", " +
-         std::to_string(openblas_get_num_threads()) + " threads";
+  return std::string(openblas_get_config()) + ", " + std::to_string(openblas_get_num_threads()) +
+         " threads";
 }
 
 void HostBench::Buffer::allocate(int64_t size) {
@@ -97,16 +97,16 @@ std::vector<double> HostBench::reference(const Case& c) const {
                                     c.beta, y_initial_.as<double>());
 }
 
-Measurement HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,
-                                    const Options& options) {
+Record HostBench::run_openblas(const Case& c, const std::vector<double>& y_ref,
+                               const Options& options) {
   return c.dtype == Dtype::fp32 ? run_typed<float>(c, y_ref, options)
                                 : run_typed<double>(c, y_ref, options);
 }
 
 template <class T>
-Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref,
-                                 const Options& options) {
-  Measurement row(c, "openblas", openblas_function<T>(), "host");
+Record HostBench::run_typed(const Case& c, const std::vector<double>& y_ref,
+                            const Options& options) {
+  Record row = case_record(c, "openblas", openblas_function<T>(), "host");
   if (std::max({c.m, c.n, std::abs(c.incx), std::abs(c.incy)}) >
       std::numeric_limits<blasint>::max()) {
     row.status = "skipped: a size or increment exceeds OpenBLAS's integer";
@@ -116,17 +116,14 @@ Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref
   const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
   const int64_t y_span = vector_extent(c.y_length(), c.incy);
   T* y = y_.as<T>();
-  if (c.beta == 0) std::fill(y, y + y_span, std::numeric_limits<T>::quiet_NaN());
-  else std::copy(y_initial_.as<T>(), y_initial_.as<T>() + y_span, y);
+  if (c.beta == 0)
+    std::fill(y, y + y_span, std::numeric_limits<T>::quiet_NaN());
+  else
+    std::copy(y_initial_.as<T>(), y_initial_.as<T>() + y_span, y);
 
   call_openblas(c, pool_.as<T>(), x_.as<T>(), y);
-  const CheckResult check = compare_to_reference(c, gather_vector(y, c.y_length(), c.incy), y_ref);
-  row.max_error = check.max_error;
-  row.tolerance = check.tolerance;
-  if (!check.passed) {
-    row.status = "check failed";
-    return row;
-  }
+  row.add_check("", compare_to_reference(c, gather_vector(y, c.y_length(), c.incy), y_ref));
+  if (row.failed()) return row;
 
   const TimingPlan plan = plan_timing(c.bytes(), options.quick);
   std::vector<double> per_call_us;
@@ -143,8 +140,7 @@ Measurement HostBench::run_typed(const Case& c, const std::vector<double>& y_ref
   }
   row.copies = layout.copies;
   row.calls_per_batch = plan.calls_per_batch;
-  row.batches = plan.batches;
-  row.us = median(per_call_us);
+  row.set_times(per_call_us);
   return row;
 }
 

@@ -10,7 +10,7 @@
 
 #include "lib/case.hpp"
 #include "lib/options.hpp"
-#include "lib/report.hpp"
+#include "lib/record.hpp"
 
 namespace xgemv::bench {
 
@@ -30,18 +30,20 @@ class HostBench {
   // y_ref of the prepared case, fp64 (for runs without a GPU).
   std::vector<double> reference(const Case& c) const;
   // cblas_?gemv checked against y_ref, then timed if correct.
-  Measurement run_openblas(const Case& c, const std::vector<double>& y_ref, const Options& options);
+  Record run_openblas(const Case& c, const std::vector<double>& y_ref, const Options& options);
 
  private:
   template <class T>
-  Measurement run_typed(const Case& c, const std::vector<double>& y_ref, const Options& options);
+  Record run_typed(const Case& c, const std::vector<double>& y_ref, const Options& options);
 
   struct Buffer {
     std::unique_ptr<std::byte[]> data;
     int64_t bytes = 0;
     void allocate(int64_t size);
     template <class T>
-    T* as() const { return reinterpret_cast<T*>(data.get()); }
+    T* as() const {
+      return reinterpret_cast<T*>(data.get());
+    }
   };
   Buffer pool_, x_, y_, y_initial_;
 };

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <utility>
 
 namespace xgemv::bench {
 namespace {
@@ -53,6 +54,19 @@ std::string host_cpu_name() {
     if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
   }
   return "unknown CPU";
+}
+
+RunInfo describe_run(int argc, char** argv, const RunOptions& options, std::string host_blas,
+                     std::string mode) {
+  RunInfo info;
+  info.commit = project_commit(options.commit);
+  info.date = utc_now_iso8601();
+  info.host_cpu = host_cpu_name();
+  info.host_blas = std::move(host_blas);
+  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + std::string(argv[i]);
+  info.mode = std::move(mode);
+  info.quick = options.quick;
+  return info;
 }
 
 bool nvidia_driver_or_gpu_missing() {
@@ -121,8 +135,7 @@ int Nvml::max_sm_clock_mhz() const {
 
 int Nvml::max_memory_clock_mhz() const {
   unsigned mhz = 0;
-  return api_->device && api_->max_clock_info(api_->device, Api::kMemory, &mhz) == 0 ? int(mhz)
-                                                                                     : 0;
+  return api_->device && api_->max_clock_info(api_->device, Api::kMemory, &mhz) == 0 ? int(mhz) : 0;
 }
 
 std::string Nvml::driver_version() const {

@@ -6,6 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "lib/options.hpp"
+#include "lib/record.hpp"
+
 namespace xgemv::bench {
 
 // --commit if given, else `git rev-parse` of the source tree at run time (with "+dirty" for
@@ -13,6 +16,10 @@ namespace xgemv::bench {
 std::string project_commit(const std::string& override_commit);
 std::string utc_now_iso8601();
 std::string host_cpu_name();
+// The facts of a run that need no GPU: the commit, the date, the host CPU, the command line,
+// --quick; `host_blas` and the timing `mode` as the bench says them.
+RunInfo describe_run(int argc, char** argv, const RunOptions& options, std::string host_blas,
+                     std::string mode);
 
 // True when the machine has no NVIDIA driver or no CUDA device: "no NVIDIA driver or GPU found".
 // Other CUDA failures (a driver too old, a broken device) are DeviceBench::open's to report.

@@ -8,7 +8,7 @@ graph. The step is warmed up on a side stream and captured with torch.cuda.graph
 way; each replay decodes one token and is timed with CUDA events (median of the replays).
 
     python3 bench/torch_decode.py                         # Llama-3-8B sizes, 32 layers, bf16
-    python3 bench/torch_decode.py --layers 8 --json out.json
+    python3 bench/torch_decode.py --layers 8 --json torch-decode.json
     python3 bench/torch_decode.py --compare build-gpu/interface/libxgemv_cublas.so
 
 --compare LIB runs this script twice in child processes with the same seed and weights: plain,
@@ -16,6 +16,10 @@ then with LD_PRELOAD=LIB (the xgemv cuBLAS drop-in; XGEMV_CUBLAS_LOG unset, so n
 and reports both ms per token, the speed-up, and whether the logits of one step from the same
 state agree within the dtype's rounding. It exits 1 when they do not, or when the drop-in was
 not loaded in the second run (or was in the first).
+
+--json PATH writes the bench's record format: {"run": ..., "records": [...]}, one record per run
+(suite torch-decode; with --compare the plain one and the drop-in's, whose speed-up is over the
+plain run and whose check is the logits'), beside xgemv-bench's results.json for plot.py.
 
 Without torch or without a CUDA device it prints one line and exits 0 (--skip-exit-code sets
 the status, 77 for CTest).
@@ -234,39 +238,47 @@ def measure(torch, args):
             stop.record()
         torch.cuda.synchronize()
         census = kernel_census(torch, graph)
-    ms = [start.elapsed_time(stop) for start, stop in events]
+    ms = sorted(start.elapsed_time(stop) for start, stop in events)
     # Every weight but the embedding table (one row of it per token) is read once per token.
     weight_bytes = sum(p.numel() * p.element_size() for name, p in model.named_parameters()
                        if not name.startswith("embedding."))
     median_ms = statistics.median(ms)
-    deciles = statistics.quantiles(ms, n=10) if len(ms) > 1 else [ms[0]] * 9
     with open("/proc/self/maps") as maps:
         dropin_loaded = DROPIN_NAME in maps.read()
-    result = {
+    preload = os.environ.get("LD_PRELOAD", "")
+    tag = f"{args.layers} layers of hidden {args.hidden}"
+    record = {
+        "suite": "torch-decode", "case": f"{tag} {args.dtype}", "tag": tag, "dtype": args.dtype,
+        "format": args.dtype, "op": "T", "m": 0, "n": 0, "nrhs": 1, "layout": "",
+        "layers": args.layers, "model_layers": args.layers, "gemvs": 4 * args.layers + 1,
+        "P": 1, "matrix_bytes": weight_bytes, "bytes": weight_bytes,
+        "lib": f"torch+{os.path.basename(preload)}" if preload else "torch",
+        "function": f"torch.cuda.graph, {census_text(census)}", "mode": "graph", "status": "ok",
+        "checked": 0, "failed_checks": 0, "max_error": None, "tolerance": None, "worst": "",
+        "calls_per_batch": 1, "batches": args.replays, "kernels": int(census.get("per_token", 0)),
+        "us": 1e3 * median_ms,
+        "spread_pct": 100 * (ms[3 * len(ms) // 4] - ms[len(ms) // 4]) / median_ms,
+        "GBps": weight_bytes / median_ms / 1e6, "bound_GBps": None, "pct_bound": None,
+        "speedup": None, "t_over_t1": None,
+    }
+    run = {
+        "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+        "cuda": torch.version.cuda, "command": " ".join(sys.argv), "seed": args.seed,
         "model": {"hidden": args.hidden, "intermediate": args.intermediate, "heads": args.heads,
                   "kv_heads": args.kv_heads, "head_dim": args.head_dim, "vocab": args.vocab,
                   "layers": args.layers, "context": args.context},
-        "dtype": args.dtype, "seed": args.seed, "replays": args.replays,
-        "warmup_replays": args.warmup, "ms_per_token": median_ms, "ms_p10": deciles[0],
-        "ms_p90": deciles[-1], "tokens_per_s": 1e3 / median_ms,
-        "weight_bytes_per_token": weight_bytes,
-        "weight_GBps": weight_bytes / median_ms / 1e6,
-        "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-        "cuda": torch.version.cuda, "dropin_loaded": dropin_loaded, "kernels": census,
-        "ld_preload": os.environ.get("LD_PRELOAD", ""),
+        "warmup_replays": args.warmup, "ld_preload": preload, "dropin_loaded": dropin_loaded,
+        "xgemv_kernels_per_token": census.get("xgemv_per_token"),
     }
-    return result, first_logits
+    return {"run": run, "records": [record]}, first_logits
 
 
 def describe(result):
-    model = result["model"]
-    return (f"{result['ms_per_token']:.3f} ms per token (median of {result['replays']} replays; "
-            f"p10 {result['ms_p10']:.3f}, p90 {result['ms_p90']:.3f}), "
-            f"{result['tokens_per_s']:.1f} tokens/s, "
-            f"{result['weight_bytes_per_token'] / 1e9:.2f} GB of weights per token "
-            f"({result['weight_GBps']:.0f} GB/s), {census_text(result['kernels'])}; "
-            f"{model['layers']} layers, hidden {model['hidden']}, {result['dtype']}, "
-            f"{result['device']}")
+    record, run = result["records"][0], result["run"]
+    return (f"{record['us'] / 1e3:.3f} ms per token (median of {record['batches']} replays, "
+            f"spread {record['spread_pct']:.1f}%), {1e6 / record['us']:.1f} tokens/s, "
+            f"{record['bytes'] / 1e9:.2f} GB of weights per token ({record['GBps']:.0f} GB/s), "
+            f"{record['function']}; {record['case']}, {run['device']}")
 
 
 def logits_difference(expected, got, args):
@@ -315,31 +327,35 @@ def compare(torch, args):
             print(f"{label:7s}: {describe(results[label])}", flush=True)
 
     difference = logits_difference(logits["plain"], logits["dropin"], args)
-    speedup = results["plain"]["ms_per_token"] / results["dropin"]["ms_per_token"]
+    plain, dropin = results["plain"]["records"][0], results["dropin"]["records"][0]
+    speedup = plain["us"] / dropin["us"]
+    dropin.update(speedup=speedup, checked=1, failed_checks=0 if difference["agree"] else 1,
+                  max_error=difference["relative_l2"], tolerance=difference["tolerance"],
+                  worst="logits (relative L2)",
+                  status="ok" if difference["agree"] else "check failed")
     failures = []
-    if results["plain"]["dropin_loaded"]:
+    if results["plain"]["run"]["dropin_loaded"]:
         failures.append(f"{DROPIN_NAME} was loaded in the plain run")
-    if not results["dropin"]["dropin_loaded"]:
+    if not results["dropin"]["run"]["dropin_loaded"]:
         failures.append(f"LD_PRELOAD={library} did not load it")
     if not difference["agree"]:
         failures.append(f"the logits differ: relative L2 {difference['relative_l2']:.3e} > "
                         f"{difference['tolerance']:.3e}")
-    print(f"speed-up of the drop-in: {speedup:.3f}x ({results['plain']['ms_per_token']:.3f} -> "
-          f"{results['dropin']['ms_per_token']:.3f} ms per token); logits "
+    print(f"speed-up of the drop-in: {speedup:.3f}x ({plain['us'] / 1e3:.3f} -> "
+          f"{dropin['us'] / 1e3:.3f} ms per token); logits "
           f"{'agree' if difference['agree'] else 'DIFFER'}: relative L2 difference "
           f"{difference['relative_l2']:.2e} (tolerance {difference['tolerance']:.2e}), largest "
           f"{difference['max_abs_over_max_logit']:.2e} of the largest logit")
-    dropin_kernels = results["dropin"]["kernels"]
-    if dropin_kernels.get("xgemv_per_token") == 0:
+    if results["dropin"]["run"]["xgemv_kernels_per_token"] == 0:
         print("note: no xgemv kernel ran in the drop-in's replays: the graph is cuBLAS's. "
               "interface/README.md (Graph capture): a stream's first call during a capture goes "
               "to cuBLAS, and torch.cuda.graph captures on a stream of its own, not the warm-up "
               "stream.")
     for failure in failures:
         print(f"torch_decode.py: FAILED: {failure}")
-    summary = {"plain": results["plain"], "dropin": results["dropin"], "dropin_library": library,
-               "speedup": speedup, "logits": difference, "passed": not failures}
-    return summary, 1 if failures else 0
+    run = dict(results["dropin"]["run"], dropin_library=library, logits=difference,
+               passed=not failures, command=" ".join(sys.argv))
+    return {"run": run, "records": [plain, dropin]}, 1 if failures else 0
 
 
 def main(argv=None):
@@ -358,8 +374,7 @@ def main(argv=None):
     else:
         summary, first_logits = measure(torch, args)
         status = 0
-        print(f"torch_decode: {describe(summary)}"
-              + (f", LD_PRELOAD={summary['ld_preload']}" if summary["ld_preload"] else ""))
+        print(f"torch_decode: {describe(summary)}")
         if args.logits_out:
             torch.save(first_logits, args.logits_out)
     if args.json:

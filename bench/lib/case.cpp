@@ -44,11 +44,6 @@ double accumulation_roundoff(Dtype dtype) { return dtype == Dtype::fp64 ? 0x1p-5
 
 std::string Case::shape() const { return std::to_string(m) + "x" + std::to_string(n); }
 
-std::string Case::label() const {
-  return std::string(dtype_name(dtype)) + " " + op + " " + shape() + " " + tag +
-         (nrhs == 1 ? "" : " nrhs " + std::to_string(nrhs));
-}
-
 std::optional<std::pair<int64_t, int64_t>> parse_shape(std::string_view text) {
   const auto cross = text.find('x');
   if (cross == std::string_view::npos) return std::nullopt;

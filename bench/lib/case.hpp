@@ -1,7 +1,6 @@
-// One benchmark case: a GEMV problem (dtype, op, shape, strides, scalars, number of vectors) and
-// the facts derived from it that every part of the bench agrees on (vector lengths, bytes moved,
-// rounding units).
-// Plain C++: shared by the host code, the CUDA code and the CPU unit tests.
+// One benchmark case: a GEMV problem (dtype, weight format, op, shape, strides, scalars, number of
+// vectors) and the facts derived from it that every part of the bench agrees on (vector lengths,
+// bytes moved, rounding units). Plain C++: shared by the host code, the CUDA code and the tests.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +41,8 @@ struct Case {
   // Right-hand sides: X and Y are column-major with nrhs columns, each column packed after the
   // previous one (ldx = x_length(), ldy = y_length()); incx and incy are 1 when nrhs > 1.
   int64_t nrhs = 1;
+  // How A is stored: empty for elements of the dtype (a quantized suite would say int4-g128).
+  std::string format;
 
   bool transposed() const { return op == 'T'; }
   int64_t lda() const { return std::max<int64_t>(1, m); }
@@ -58,19 +59,8 @@ struct Case {
   int64_t a_bytes() const { return m * n * element_size(dtype); }
   // What the call must move: A once (for all the vectors), every column of X and Y once
   // (bench/README.md, Method).
-  int64_t bytes() const {
-    return (m * n + nrhs * (x_length() + y_length())) * element_size(dtype);
-  }
+  int64_t bytes() const { return (m * n + nrhs * (x_length() + y_length())) * element_size(dtype); }
   std::string shape() const;  // "4096x14336" (m x n)
-  // "fp16 T 4096x14336 llama3-8b.qkv", with " nrhs 4" after it when nrhs != 1, for messages.
-  std::string label() const;
-  // The case with one vector: what the cases of one family (the same problem for every nrhs)
-  // have in common.
-  Case with_nrhs(int64_t vectors) const {
-    Case c = *this;
-    c.nrhs = vectors;
-    return c;
-  }
 };
 
 // Parses "4096x14336" (m x n, both >= 1).

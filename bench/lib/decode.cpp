@@ -1,10 +1,9 @@
 #include "decode.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
-#include <tuple>
 
 #include "options.hpp"
 
@@ -15,9 +14,7 @@ int64_t aligned(int64_t bytes) {
   return (bytes + kDecodeAlignment - 1) / kDecodeAlignment * kDecodeAlignment;
 }
 
-DecodeGemv lm_head(const DecodeModel& model) {
-  return {"lm_head", model.hidden, model.vocabulary};
-}
+DecodeGemv lm_head(const DecodeModel& model) { return {"lm_head", model.hidden, model.vocabulary}; }
 
 // Weight buffer bytes of a list of GEMVs, each matrix aligned.
 int64_t weight_buffer_bytes(const std::vector<DecodeGemv>& gemvs) {
@@ -28,21 +25,33 @@ int64_t weight_buffer_bytes(const std::vector<DecodeGemv>& gemvs) {
 
 }  // namespace
 
-const std::vector<DecodeModel>& decode_models() {
+const std::vector<DecodeModel>& models() {
   // Published configurations: hidden, layers, heads, kv heads, head dim, intermediate, vocabulary.
-  static const std::vector<DecodeModel> models = {
+  static const std::vector<DecodeModel> all = {
       {"llama3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256},
       {"qwen2.5-7b", 3584, 28, 28, 4, 128, 18944, 152064},
+      {"llama2-7b", 4096, 32, 32, 32, 128, 11008, 32000},
       {"llama3-8b", 4096, 32, 32, 8, 128, 14336, 128256},
+      {"mistral-7b", 4096, 32, 32, 8, 128, 14336, 32000},
       {"llama2-13b", 5120, 40, 40, 40, 128, 13824, 32000},
       {"llama3-70b", 8192, 80, 64, 8, 128, 28672, 128256},
       {"llama3.1-405b", 16384, 126, 128, 8, 128, 53248, 128256},
   };
-  return models;
+  return all;
+}
+
+const std::vector<DecodeModel>& decode_models() {
+  static const std::vector<DecodeModel> chosen = [] {
+    std::vector<DecodeModel> list;
+    for (const DecodeModel& model : models())
+      if (model.name != "llama2-7b" && model.name != "mistral-7b") list.push_back(model);
+    return list;
+  }();
+  return chosen;
 }
 
 const DecodeModel* find_decode_model(const std::string& name) {
-  for (const DecodeModel& model : decode_models())
+  for (const DecodeModel& model : models())
     if (model.name == name) return &model;
   return nullptr;
 }
@@ -65,9 +74,8 @@ int64_t DecodeStep::largest_output() const {
   return largest;
 }
 
-std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, int64_t layer) {
+std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, const std::string& prefix) {
   const int64_t attention = model.query_heads * model.head_dim;
-  const std::string prefix = "L" + std::to_string(layer) + ".";
   return {
       {prefix + "qkv", model.hidden, attention + 2 * model.kv_heads * model.head_dim},
       {prefix + "o", attention, model.hidden},
@@ -77,20 +85,21 @@ std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, int64_t layer) {
 }
 
 DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes, int64_t nrhs) {
-  const int64_t layer_bytes = weight_buffer_bytes(layer_gemvs(model, 0));
+  const int64_t layer_bytes = weight_buffer_bytes(layer_gemvs(model, ""));
   const int64_t head_bytes = weight_buffer_bytes({lm_head(model)});
   if (budget_bytes < head_bytes + layer_bytes)
-    throw std::invalid_argument(
-        model.name + ": one layer and the LM head take " +
-        std::to_string((head_bytes + layer_bytes) >> 20) + " MiB, more than the step budget (" +
-        std::to_string(budget_bytes >> 20) + " MiB, --step-gib)");
+    throw std::invalid_argument(model.name + ": one layer and the LM head take " +
+                                std::to_string((head_bytes + layer_bytes) >> 20) +
+                                " MiB, more than the step budget (" +
+                                std::to_string(budget_bytes >> 20) + " MiB, --step-gib)");
 
   DecodeStep step;
   step.model = model;
   step.nrhs = nrhs;
   step.layers = std::min(model.layers, (budget_bytes - head_bytes) / layer_bytes);
   for (int64_t layer = 0; layer < step.layers; ++layer)
-    for (DecodeGemv& gemv : layer_gemvs(model, layer)) step.gemvs.push_back(std::move(gemv));
+    for (DecodeGemv& gemv : layer_gemvs(model, "L" + std::to_string(layer) + "."))
+      step.gemvs.push_back(std::move(gemv));
   step.gemvs.push_back(lm_head(model));
 
   std::map<int64_t, int64_t> x_offset_of_width;
@@ -114,10 +123,9 @@ std::vector<DecodeStep> plan_decode_steps(const Options& options) {
   const auto budget = static_cast<int64_t>(options.step_gib * double(int64_t{1} << 30));
   std::vector<DecodeStep> steps;
   for (const DecodeModel& model : decode_models()) {
-    const bool wanted = options.models.empty() ||
-                        std::find(options.models.begin(), options.models.end(), model.name) !=
-                            options.models.end();
-    if (!wanted) continue;
+    const auto& wanted = options.models;
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), model.name) == wanted.end())
+      continue;
     for (int64_t nrhs : options.nrhs_values())
       steps.push_back(plan_decode_step(model, budget, nrhs));
   }
@@ -136,6 +144,15 @@ std::vector<Dtype> decode_dtypes(const Options& options) {
   return dtypes;
 }
 
+std::string describe_step(const DecodeStep& step) {
+  char gigabytes[32];
+  std::snprintf(gigabytes, sizeof gigabytes, "%.2f", static_cast<double>(step.bytes()) / 1e9);
+  return step.model.name + (step.nrhs == 1 ? "" : ", nrhs " + std::to_string(step.nrhs)) + ": " +
+         std::to_string(step.layers) + " of " + std::to_string(step.model.layers) +
+         " layers + LM head, " + std::to_string(step.gemvs.size()) + " GEMVs, " + gigabytes +
+         " GB per step";
+}
+
 Case decode_gemv_case(const DecodeStep& step, const DecodeGemv& gemv, Dtype dtype) {
   Case c;
   c.suite = "decode";
@@ -148,62 +165,22 @@ Case decode_gemv_case(const DecodeStep& step, const DecodeGemv& gemv, Dtype dtyp
   return c;
 }
 
-DecodeTimingPlan plan_decode_timing(bool quick) {
-  return quick ? DecodeTimingPlan{2, 15} : DecodeTimingPlan{3, 31};
-}
-
-DecodeRow::DecodeRow(const DecodeStep& step, Dtype step_dtype, std::string library_name,
-                     std::string entry_point)
-    : model(step.model.name),
-      dtype(step_dtype),
-      nrhs(step.nrhs),
-      layers(step.layers),
-      model_layers(step.model.layers),
-      gemvs(static_cast<int64_t>(step.gemvs.size())),
-      weight_bytes(step.weight_bytes()),
-      bytes(step.bytes()),
-      library(std::move(library_name)),
-      function(std::move(entry_point)) {}
-
-void add_gemv_check(DecodeRow& row, const std::string& gemv_tag, const CheckResult& check) {
-  ++row.checked_gemvs;
-  if (!check.passed) {
-    ++row.failed_gemvs;
-    row.status = "check failed";
-  }
-  // NaN and Inf compare as infinitely far: the first of them stays the worst.
-  const double share = check.max_error / check.tolerance;
-  if (!row.max_error || share > *row.max_error / *row.tolerance) {
-    row.max_error = check.max_error;
-    row.tolerance = check.tolerance;
-    row.worst_gemv = gemv_tag;
-  }
-}
-
-void derive_decode_metrics(std::vector<DecodeRow>& rows) {
-  // Per step: its one-read time and its faster cuBLAS time.
-  std::map<std::tuple<std::string, Dtype, int64_t>, std::optional<double>> one_read_ms, cublas_ms;
-  for (DecodeRow& row : rows) {
-    row.gbps.reset();
-    row.pct_one_read.reset();
-    row.speedup_vs_cublas.reset();
-    if (!row.ms || !(*row.ms > 0)) continue;
-    row.gbps = static_cast<double>(row.bytes) / *row.ms / 1e6;
-    const auto step = std::make_tuple(row.model, row.dtype, row.nrhs);
-    if (row.library == kOneRead) one_read_ms[step] = row.ms;
-    if (row.is_cublas()) {
-      std::optional<double>& fastest = cublas_ms[step];
-      fastest = std::min(fastest.value_or(*row.ms), *row.ms);
-    }
-  }
-  for (DecodeRow& row : rows) {
-    if (!row.gbps) continue;
-    const auto step = std::make_tuple(row.model, row.dtype, row.nrhs);
-    if (const auto& one_read = one_read_ms[step]; one_read && row.library != kOneRead)
-      row.pct_one_read = 100.0 * *one_read / *row.ms;
-    if (const auto& cublas = cublas_ms[step]; cublas && !row.is_read())
-      row.speedup_vs_cublas = *cublas / *row.ms;
-  }
+Record step_record(const DecodeStep& step, Dtype dtype, std::string lib, std::string function) {
+  Record r;
+  r.suite = "decode";
+  r.tag = step.model.name;
+  r.dtype = dtype;
+  r.nrhs = step.nrhs;
+  r.layers = step.layers;
+  r.model_layers = step.model.layers;
+  r.gemvs = static_cast<int64_t>(step.gemvs.size());
+  r.matrix_bytes = step.weight_bytes();
+  r.bytes = step.bytes();
+  r.lib = std::move(lib);
+  r.function = std::move(function);
+  r.mode = "graph";
+  r.calls_per_batch = 1;  // a batch is one replay
+  return r;
 }
 
 }  // namespace xgemv::bench

@@ -1,17 +1,16 @@
-// The decode suite: one decode step of a published decoder configuration at batch 1, captured
-// as one CUDA graph of every layer's GEMVs (qkv, o, gate_up, down) and the LM head, each GEMV
-// with weights of its own. This part needs no GPU: the models, the plan of a step (its GEMVs,
-// the layers that fit the memory budget, where every operand lies in the step's buffers), the
-// timing plan, the rows a step gives and the metrics derived from them. See bench/README.md.
+// The published decoder configurations (the llm suite's shapes, the decode suite's steps, the
+// tensor-parallel steps of xgemv-nccl-bench) and the decode suite's plan, without a GPU: one
+// decode step of a model at batch 1 as one CUDA graph of every layer's GEMVs (qkv, o, gate_up,
+// down) and the LM head, each GEMV with weights of its own; the layers that fit the memory budget
+// and where every operand lies in the step's buffers. See bench/README.md.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "case.hpp"
-#include "check.hpp"
+#include "record.hpp"
 
 namespace xgemv::bench {
 
@@ -29,10 +28,11 @@ inline constexpr int64_t kDecodeAlignment = 256;
 
 struct DecodeModel {
   std::string name;  // used in --model and in tags: llama3-8b
-  int64_t hidden = 0, layers = 0, query_heads = 0, kv_heads = 0, head_dim = 0,
-          intermediate = 0, vocabulary = 0;
+  int64_t hidden = 0, layers = 0, query_heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0,
+          vocabulary = 0;
 };
-// Published configurations, by hidden size.
+// Every model, by hidden size; the decode suite's, in the same order.
+const std::vector<DecodeModel>& models();
 const std::vector<DecodeModel>& decode_models();
 const DecodeModel* find_decode_model(const std::string& name);
 
@@ -53,6 +53,9 @@ struct DecodeGemv {
   int64_t bytes() const { return (in * out + nrhs * (in + out)) * kDecodeElementBytes; }
 };
 
+// The four GEMVs of one layer of `model`, tagged `prefix` + qkv, o, gate_up, down; offsets unset.
+std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, const std::string& prefix);
+
 // A decode step as run: the model's first `layers` layers, then the LM head, on nrhs vectors.
 struct DecodeStep {
   DecodeModel model;
@@ -66,9 +69,6 @@ struct DecodeStep {
   int64_t largest_output() const;
 };
 
-// The four GEMVs of layer `layer` of `model`, offsets unset.
-std::vector<DecodeGemv> layer_gemvs(const DecodeModel& model, int64_t layer);
-
 // The step of `model` on `nrhs` vectors with as many of its layers as fit `budget_bytes` of
 // weight buffer together with the LM head (the vectors are not counted: the layers are the same
 // for every nrhs). Throws std::invalid_argument when not even one layer fits.
@@ -79,64 +79,19 @@ DecodeStep plan_decode_step(const DecodeModel& model, int64_t budget_bytes, int6
 // std::invalid_argument.
 std::vector<DecodeStep> plan_decode_steps(const Options& options);
 std::vector<Dtype> decode_dtypes(const Options& options);
+// "llama3-70b: 13 of 80 layers + LM head, 53 GEMVs, 24.35 GB per step" ("llama3-70b, nrhs 4: ...").
+std::string describe_step(const DecodeStep& step);
 
 // One GEMV as a bench case (suite decode, tag "<model>.<gemv tag>", op T, alpha 1, beta 0, the
 // step's nrhs): its tolerance and reference follow the bench's checks.
 Case decode_gemv_case(const DecodeStep& step, const DecodeGemv& gemv, Dtype dtype);
+// The record of a step (suite decode, its model as the tag), nothing measured yet.
+Record step_record(const DecodeStep& step, Dtype dtype, std::string lib, std::string function);
 
-struct DecodeTimingPlan {
-  int warmup_replays = 0;
-  int replays = 0;  // the median is over these, >= 15
-};
-DecodeTimingPlan plan_decode_timing(bool quick);
-
-// The rows of a step, in the order they run. The two reads bound the step from below: one read
-// kernel over all its weights, and one read kernel per GEMV matrix in one graph (the step's
-// launches without its arithmetic). The one-vector rows run at nrhs 1; with --nrhs, xgemv-nrhs
-// (xgemv_?gemv_nrhs) runs at every nrhs after the two xgemv rows, and cublas-gemmex with the
-// step's nrhs columns (Options::runs_row).
-inline constexpr const char* kOneRead = "one-read";
+// The rows of a step besides the libraries' (Options::runs_row): the two reads bound the step
+// from below, one read kernel over all its weights (kOneRead) and one read kernel per GEMV matrix
+// in one graph, the step's launches without its arithmetic.
 inline constexpr const char* kPerGemvReads = "per-gemv-reads";
 inline constexpr const char* kXgemvEarlyStart = "xgemv-early-start";
-inline const std::vector<std::string> kDecodeLibraries = {
-    kOneRead, kPerGemvReads, "xgemv", kXgemvEarlyStart, "cublas", "cublas-gemmex"};
-
-struct DecodeRow {
-  DecodeRow() = default;
-  DecodeRow(const DecodeStep& step, Dtype step_dtype, std::string library_name,
-            std::string entry_point);
-
-  std::string model;
-  Dtype dtype = Dtype::bf16;
-  int64_t nrhs = 1;
-  int64_t layers = 0, model_layers = 0, gemvs = 0, weight_bytes = 0, bytes = 0;
-  std::string library;   // one of kDecodeLibraries, or xgemv-nrhs
-  std::string function;  // what the graph calls, e.g. cublasGemmEx, xgemv_bf16gemv/<variants>
-  std::string status = "ok";  // ok | check failed | error: ... | skipped: ...
-  int kernels = 0;  // kernel nodes of the captured graph
-  int replays = 0;  // timed
-  std::optional<double> ms;  // median per replay: one decode step
-  // The check of every GEMV after one replay: how many failed, and the GEMV whose error is the
-  // largest share of its tolerance.
-  int checked_gemvs = 0, failed_gemvs = 0;
-  std::optional<double> max_error, tolerance;
-  std::string worst_gemv;
-  int sm_clock_mhz = 0;  // sampled after the step's rows
-  // Filled by derive_decode_metrics().
-  std::optional<double> gbps, pct_one_read, speedup_vs_cublas;
-
-  bool is_read() const { return library == kOneRead || library == kPerGemvReads; }
-  bool is_cublas() const { return library.rfind("cublas", 0) == 0; }
-  bool is_xgemv() const { return library.rfind("xgemv", 0) == 0; }
-  bool failed() const { return status == "check failed" || status.rfind("error", 0) == 0; }
-};
-
-// Folds the check of one GEMV into its library's row; a failed GEMV fails the row.
-void add_gemv_check(DecodeRow& row, const std::string& gemv_tag, const CheckResult& check);
-
-// Per step (model, dtype and nrhs): GB/s of every timed row (the step's bytes over its time); the
-// one-read time as a share of every other row's (one-read ms / row ms * 100); for the libraries
-// the speed-up over the faster of cuBLAS gemv and GemmEx (its ms / the row's ms).
-void derive_decode_metrics(std::vector<DecodeRow>& rows);
 
 }  // namespace xgemv::bench

@@ -20,12 +20,16 @@ struct RotationLayout {
 };
 RotationLayout rotation_layout(int64_t a_bytes);
 
+// The batches of every measurement (a batch: back-to-back calls between two timestamps; a decode
+// step's replay; an NCCL repetition).
 struct TimingPlan {
   int warmup_batches = 0;
-  int batches = 0;          // medians over these, >= 15
-  int calls_per_batch = 0;  // back-to-back calls between two timestamps
+  int batches = 0;  // medians over these, >= 15
+  int calls_per_batch = 1;
 };
-// Enough calls per batch that a batch moves a fair amount of data (and so outlasts timer
+// 3 warm-up batches and 31 timed ones; --quick 2 and 15.
+TimingPlan plan_batches(bool quick);
+// ... with enough calls per batch that a batch moves a fair amount of data (and so outlasts timer
 // resolution and launch jitter), capped so that launch-bound shapes stay quick.
 TimingPlan plan_timing(int64_t bytes_per_call, bool quick);
 
@@ -34,6 +38,9 @@ TimingPlan plan_timing(int64_t bytes_per_call, bool quick);
 int64_t graph_calls(const TimingPlan& plan, int64_t copies);
 
 double median(std::vector<double> values);
+// The interquartile range as a percentage of the median: how much the batches of one measurement
+// differ; NaN for none.
+double spread_pct(std::vector<double> values);
 // Geometric mean of positive values; NaN for none.
 double geometric_mean(const std::vector<double>& values);
 

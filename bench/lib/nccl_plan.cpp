@@ -39,8 +39,6 @@ std::string layout_name(Split split, Result result) {
 
 Case SplitGemv::whole_case() const {
   Case c;
-  c.suite = "nccl";
-  c.tag = (tag.empty() ? "" : tag + " ") + layout_name(split, result);
   c.dtype = dtype;
   c.op = op;
   c.m = m;
@@ -48,7 +46,7 @@ Case SplitGemv::whole_case() const {
   return c;
 }
 
-std::string SplitGemv::label() const { return whole_case().label(); }
+std::string SplitGemv::label() const { return split_record(kPartBandwidth, *this).label(); }
 
 std::vector<int64_t> even_starts(int64_t length, int ranks) {
   if (ranks < 1) throw std::invalid_argument("even_starts: ranks must be >= 1");
@@ -182,7 +180,7 @@ int64_t TensorParallelStep::bytes() const {
 
 std::vector<SplitGemv> tensor_parallel_layer(const DecodeModel& model, int64_t layer) {
   std::vector<SplitGemv> gemvs;
-  for (const DecodeGemv& gemv : layer_gemvs(model, layer)) {
+  for (const DecodeGemv& gemv : layer_gemvs(model, "L" + std::to_string(layer) + ".")) {
     SplitGemv split;
     split.tag = gemv.tag;
     split.dtype = Dtype::bf16;
@@ -210,10 +208,7 @@ TensorParallelStep plan_tensor_parallel_step(const DecodeModel& model, int64_t b
   return step;
 }
 
-std::string ExchangeCase::label() const {
-  return collective + " " + std::string(dtype_name(dtype)) + " " + std::to_string(bytes >> 10) +
-         " KB";
-}
+std::string ExchangeCase::label() const { return exchange_record(*this).label(); }
 
 std::vector<ExchangeCase> exchange_cases() {
   std::vector<ExchangeCase> cases;
@@ -240,8 +235,57 @@ SplitGemv exchange_share_gemv(int64_t exchange_bytes) {
                               " bytes of fp32 partial sums");
 }
 
-NcclTimingPlan plan_nccl_timing(bool quick) {
-  return quick ? NcclTimingPlan{2, 15, 10} : NcclTimingPlan{3, 31, 20};
+std::string nccl_gemv_function(Dtype dtype) {
+  const char* suffix[] = {"sgemv", "dgemv", "hgemv", "bf16gemv"};  // kAllDtypes order
+  return std::string("xgemv_nccl_") + suffix[static_cast<int>(dtype)];
+}
+
+Record split_record(const std::string& part, const SplitGemv& gemv) {
+  Record r = case_record(gemv.whole_case(), kXgemvNccl, nccl_gemv_function(gemv.dtype), "stream");
+  r.suite = "nccl-" + part;
+  r.tag = gemv.tag;
+  r.layout = layout_name(gemv.split, gemv.result);
+  return r;
+}
+
+Record tensor_parallel_record(const TensorParallelStep& step) {
+  Record r;
+  r.suite = std::string("nccl-") + kPartDecode;
+  r.tag = step.model.name;
+  r.dtype = Dtype::bf16;
+  r.layout = "tensor-parallel";
+  r.layers = step.layers;
+  r.model_layers = step.model.layers;
+  r.gemvs = static_cast<int64_t>(step.gemvs.size());
+  r.matrix_bytes = step.weight_bytes();
+  r.bytes = step.bytes();
+  r.lib = kXgemvNccl;
+  r.function = nccl_gemv_function(Dtype::bf16);
+  r.mode = "graph";
+  return r;
+}
+
+Record exchange_record(const ExchangeCase& exchange) {
+  Record r;
+  r.suite = std::string("nccl-") + kPartExchange;
+  r.tag = exchange.collective + " " + std::to_string(exchange.bytes >> 10) + " KB";
+  r.dtype = exchange.dtype;
+  r.bytes = r.exchange_bytes = exchange.bytes;
+  r.lib = kNcclLibrary;
+  r.function = exchange.collective;
+  r.mode = "graph";
+  return r;
+}
+
+Record ceiling_record(const Record& of, int64_t bytes_read) {
+  Record r = of;
+  r.lib = kCeiling;
+  r.function = "stream_read";
+  r.mode = "stream";
+  r.gpus = 1;
+  r.bytes = bytes_read;
+  r.exchange_bytes = 0;
+  return r;
 }
 
 }  // namespace xgemv::bench

@@ -11,6 +11,7 @@
 
 #include "case.hpp"
 #include "decode.hpp"
+#include "record.hpp"
 
 namespace xgemv::bench {
 
@@ -37,7 +38,7 @@ struct SplitGemv {
   int64_t reduction() const { return op == 'T' ? m : n; }
   // The axis the starts cut: outputs (rows of op(A)) or the reduction (its columns).
   int64_t split_length() const { return split == Split::outputs ? outputs() : reduction(); }
-  // The whole problem as a bench case (suite "nccl"): its bytes, tolerance and labels.
+  // The whole problem as a bench case: its bytes and tolerance.
   Case whole_case() const;
   // "bf16 T 32768x16384 outputs/own-block", with the tag after it when there is one.
   std::string label() const;
@@ -126,17 +127,23 @@ struct ExchangeCase {
   Dtype dtype = Dtype::fp32;
   int64_t bytes = 0;
   int64_t count() const { return bytes / element_size(dtype); }  // each rank's input elements
-  std::string label() const;                                     // "ncclAllGather fp32 32 KB"
+  std::string label() const;                                     // "ncclAllGather 32 KB fp32"
 };
 std::vector<ExchangeCase> exchange_cases();
 SplitGemv exchange_share_gemv(int64_t exchange_bytes);
 
-// Repetitions: every part takes the median over these of the slowest rank's time.
-struct NcclTimingPlan {
-  int warmup = 0;
-  int repetitions = 0;               // >= 15
-  int exchanges_per_repetition = 0;  // back-to-back collectives timed together
-};
-NcclTimingPlan plan_nccl_timing(bool quick);
+// Back-to-back collectives timed together in one repetition (plan_batches(): the repetitions).
+inline int exchanges_per_repetition(bool quick) { return quick ? 10 : 20; }
+
+// The records of the parts (suite "nccl-" + the part) as the ranks fill them, nothing measured:
+// xgemv-nccl (xgemv_nccl_?gemv on every rank) for a split GEMV or a tensor-parallel step, nccl
+// for a collective, and the one-GPU stream read of `bytes_read` beside a split GEMV's record.
+inline constexpr const char* kXgemvNccl = "xgemv-nccl";
+inline constexpr const char* kNcclLibrary = "nccl";
+std::string nccl_gemv_function(Dtype dtype);  // xgemv_nccl_sgemv, _dgemv, _hgemv, _bf16gemv
+Record split_record(const std::string& part, const SplitGemv& gemv);
+Record tensor_parallel_record(const TensorParallelStep& step);
+Record exchange_record(const ExchangeCase& exchange);
+Record ceiling_record(const Record& of, int64_t bytes_read);
 
 }  // namespace xgemv::bench

@@ -1,13 +1,14 @@
-// The command line of xgemv-bench (CLI11), parsed into a plain Options value.
+// The command lines of xgemv-bench and xgemv-nccl-bench (CLI11), parsed into plain values.
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "case.hpp"
 #include "decode.hpp"
 
 namespace xgemv::bench {
@@ -28,21 +29,25 @@ inline constexpr const char* kXgemvNrhs = "xgemv-nrhs";
 inline constexpr const char* kCublasGemmEx = "cublas-gemmex";
 inline constexpr const char* kCublasGemm = "cublas-gemm";
 
-struct Options {
-  std::vector<std::string> suites;   // empty and no shapes: llm
-  std::vector<std::string> shapes;   // ad-hoc "MxN"
-  std::vector<std::string> dtypes;   // empty: each suite's own
-  std::vector<std::string> ops;      // empty: each suite's own
+// What both benches take: --quick, --list, --out-dir, --commit, --dtype.
+struct RunOptions {
+  bool quick = false;  // fewer batches and calls (cases): a smoke run that still follows the method
+  bool list = false;   // print the cases (the plan) and exit
+  std::string out_dir;              // the command line's default: under the build tree
+  std::string commit;               // overrides the commit found by git
+  std::vector<std::string> dtypes;  // empty: the bench's, or each suite's, own
+};
+
+struct Options : RunOptions {
+  std::vector<std::string> suites;     // empty and no shapes: llm
+  std::vector<std::string> shapes;     // ad-hoc "MxN"
+  std::vector<std::string> ops;        // empty: each suite's own
   std::vector<std::string> libraries;  // empty: all of kLibraryNames
-  std::string shape_filter;          // ECMAScript regex searched in "<tag> <m>x<n>"
+  std::string shape_filter;            // ECMAScript regex searched in "<tag> <m>x<n>"
   int64_t incx = 1, incy = 1;
   double alpha = 1.0, beta = 0.0;
-  bool quick = false;  // fewer batches and calls: a smoke run that still follows the method
   bool graph = false;  // time CUDA-graph replays instead of stream launches
-  bool list = false;   // print the cases and exit
-  std::string out_dir;  // CommandLine's default: under the build tree
   int device = 0;
-  std::string commit;  // overrides the commit found by git
   // --suite decode only.
   std::vector<std::string> models;    // empty: every decode model
   double step_gib = kDefaultStepGib;  // budget for a step's weights
@@ -64,20 +69,61 @@ struct Options {
   bool decode() const;  // --suite decode: whole decode steps instead of shape cases
 };
 
-// Declares every option on a CLI11 app; parse() fills Options or throws CLI::ParseError
+struct NcclOptions : RunOptions {
+  int gpus = 0;                    // the first N CUDA devices; 0: every visible one
+  std::vector<std::string> parts;  // kNcclParts to run; empty: all
+  double decode_gib = 0;           // the decode step's weights on one GPU; 0: what GPU 0 has free
+  int skip_exit_code = 2;          // the exit status without a GPU
+
+  bool wants_part(const std::string& part) const;
+  // The bandwidth part's precisions: --dtype, else bf16 and fp32.
+  std::vector<Dtype> bandwidth_dtypes() const;
+  // Bytes of weights a decode step may take on one GPU, given GPU 0's free memory: --decode-gib,
+  // else the free memory less kDecodeMemoryMargin (--quick: at most kQuickDecodeBudget).
+  int64_t decode_budget(int64_t free_bytes) const;
+};
+
+// Declares every option on a CLI11 app; parse() fills the options or throws CLI::ParseError
 // (including CLI::CallForHelp and CLI::CallForVersion), which exit() turns into the usual
 // message and exit code. `version` gives the text of --version (called only for it);
 // `default_out_dir` is --out-dir's default.
+template <class Parsed>
 class CommandLine {
  public:
   CommandLine(std::function<std::string()> version, std::string default_out_dir);
-  Options parse(int argc, const char* const* argv);
+  Parsed parse(int argc, const char* const* argv) {
+    options_ = Parsed{};
+    options_.out_dir = default_out_dir_;
+    app_.parse(argc, argv);
+    validate();
+    return options_;
+  }
+  // parse() for main(): the options, or the exit code after the message.
+  std::variant<Parsed, int> parse_or_exit(int argc, const char* const* argv) {
+    try {
+      return parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+      return exit(error);
+    }
+  }
   int exit(const CLI::Error& error) { return app_.exit(error); }
 
  private:
+  void validate();  // what the options ask of each other; throws CLI::ValidationError
+
   CLI::App app_;
   std::string default_out_dir_;
-  Options options_;
+  Parsed options_;
 };
+template <>
+CommandLine<Options>::CommandLine(std::function<std::string()> version,
+                                  std::string default_out_dir);
+template <>
+void CommandLine<Options>::validate();
+template <>
+CommandLine<NcclOptions>::CommandLine(std::function<std::string()> version,
+                                      std::string default_out_dir);
+template <>
+inline void CommandLine<NcclOptions>::validate() {}
 
 }  // namespace xgemv::bench

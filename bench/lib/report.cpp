@@ -3,404 +3,466 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 
-#include "format.hpp"
+#include "decode.hpp"
 #include "measure.hpp"
 #include "options.hpp"
+#include "suites.hpp"
 
 namespace xgemv::bench {
 namespace {
 
-// The rows of each case, by case_index, in order of first appearance.
-std::vector<std::vector<Measurement*>> group_by_case(std::vector<Measurement>& rows) {
-  std::vector<std::vector<Measurement*>> groups;
-  std::map<int, size_t> group_of_case;
-  for (Measurement& row : rows) {
-    auto [it, inserted] = group_of_case.emplace(row.case_index, groups.size());
-    if (inserted) groups.emplace_back();
-    groups[it->second].push_back(&row);
+using Json = nlohmann::ordered_json;
+
+Json optional_json(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? Json(*value) : Json(nullptr);
+}
+
+std::string general(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+std::string ratio_text(const std::optional<double>& value) {
+  return value ? fixed(value, 2) + "x" : "-";
+}
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? separator : "") + parts[i];
+  return text;
+}
+
+std::string check_text(const Record& r) {
+  std::string text = r.status;
+  if (!r.worst.empty()) {
+    text += " (" + std::to_string(r.checked) + " checked";
+    if (r.failed_checks > 0) text += ", " + std::to_string(r.failed_checks) + " failed";
+    text += "; worst " + r.worst + " err " + general(*r.max_error) + " / tol " +
+            general(*r.tolerance) + ")";
+  } else if (r.max_error) {
+    text += " (err " + general(*r.max_error) + ")";
   }
-  return groups;
+  return text + (r.kernels > 0 ? " [" + std::to_string(r.kernels) + " kernels]" : "");
+}
+
+// Digits of the CSV's floating-point columns; the others get 4 significant digits.
+int csv_decimals(const std::string& key) {
+  static const std::map<std::string, int> decimals = {
+      {"us", 3},      {"fastest_rank_us", 3}, {"spread_pct", 1},
+      {"GBps", 1},    {"bound_GBps", 1},      {"pct_bound", 1},
+      {"speedup", 3}, {"t_over_t1", 3},       {"share_pct", 1}};
+  const auto found = decimals.find(key);
+  return found == decimals.end() ? -1 : found->second;
+}
+
+std::string csv_cell(const std::string& key, const Json& value) {
+  if (value.is_null()) return "";
+  if (value.is_number_float()) {
+    const int decimals = csv_decimals(key);
+    return decimals < 0 ? general(value.get<double>()) : fixed(value.get<double>(), decimals);
+  }
+  if (!value.is_string()) return value.dump();
+  const std::string text = value.get<std::string>();
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+// The run's facts every CSV line repeats.
+Json run_columns(const RunInfo& info) {
+  return {{"device", info.device},
+          {"sm_clock_max_mhz", info.sm_clock_max_mhz},
+          {"mem_clock_max_mhz", info.mem_clock_max_mhz},
+          {"driver", info.driver},
+          {"cuda", info.cuda},
+          {"nccl", info.nccl},
+          {"commit", info.commit},
+          {"date", info.date}};
+}
+
+Json run_json(const RunInfo& info) {
+  Json run = run_columns(info);
+  run.update({{"host_cpu", info.host_cpu},
+              {"host_blas", info.host_blas},
+              {"command", info.command},
+              {"mode", info.mode},
+              {"quick", info.quick},
+              {"method", info.method}});
+  run.update(info.facts);
+  return run;
+}
+
+// The fields a view's column may show, as its header names them.
+const std::vector<std::string> kFields = {
+    "case", "layers",     "GEMVs",      "GB",       "P",         "us",       "ms",  "GB/s",
+    "t/t1", "bound GB/s", "% of bound", "speed-up", "% of GEMV", "function", "mode"};
+
+// A field of a record: "-" without the record or the value, FAILED for a value a failed record
+// lacks.
+std::string cell(const Record* r, const std::string& field) {
+  if (!r) return "-";
+  if (field == "case") return r->label();
+  if (field == "layers") return std::to_string(r->layers) + "/" + std::to_string(r->model_layers);
+  if (field == "GEMVs") return std::to_string(r->gemvs);
+  if (field == "P") return std::to_string(r->gpus);
+  if (field == "function") return r->function.empty() ? "-" : r->function;
+  if (field == "mode") return r->mode;
+  const std::optional<double> ms = r->us ? std::optional(*r->us / 1e3) : std::nullopt;
+  const struct {
+    const char* name;
+    std::optional<double> value;
+    int decimals;
+    const char* unit;
+  } numbers[] = {{"GB", static_cast<double>(r->bytes) / 1e9, 2, ""},
+                 {"us", r->us, 2, ""},
+                 {"ms", ms, 3, ""},
+                 {"GB/s", r->gbps, 0, ""},
+                 {"bound GB/s", r->bound_gbps, 0, ""},
+                 {"% of bound", r->pct_bound, 1, ""},
+                 {"speed-up", r->speedup, 2, "x"},
+                 {"t/t1", r->nrhs_ratio, 2, "x"},
+                 {"% of GEMV", r->share_pct, 1, ""}};
+  for (const auto& number : numbers)
+    if (field == number.name)
+      return number.value  ? fixed(number.value, number.decimals) + number.unit
+             : r->failed() ? "FAILED"
+                           : "-";
+  return "-";
+}
+
+// A column's libraries and field: "cublas-gemmex/cublas-gemm t/t1" is {cublas-gemmex,
+// cublas-gemm} and t/t1, its longest field at the end.
+std::pair<std::vector<std::string>, std::string> parse_column(const std::string& column) {
+  std::string field;
+  for (const std::string& name : kFields)
+    if (name.size() > field.size() && column.size() >= name.size() &&
+        column.compare(column.size() - name.size(), name.size(), name) == 0 &&
+        (column.size() == name.size() || column[column.size() - name.size() - 1] == ' '))
+      field = name;
+  std::vector<std::string> libs;
+  std::string rest = column.substr(0, column.size() - field.size());
+  while (!rest.empty() && rest.back() == ' ') rest.pop_back();
+  for (size_t start = 0; start < rest.size();) {
+    const size_t end = std::min(rest.find('/', start), rest.size());
+    libs.push_back(rest.substr(start, end - start));
+    start = end + 1;
+  }
+  return {libs, field};
+}
+
+using Table = std::vector<std::vector<std::string>>;  // the header first
+
+void write_table(std::ostream& out, const Table& table, bool markdown) {
+  std::vector<size_t> widths(table.front().size(), 0);
+  for (const auto& row : table)
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  for (size_t line = 0; line < table.size(); ++line) {
+    for (size_t i = 0; i < widths.size(); ++i) {
+      const std::string& text = table[line][i];
+      const std::string pad(widths[i] - std::min(widths[i], text.size()), ' ');
+      if (markdown)
+        out << "| " << text << ' ';
+      else
+        out << (i ? " " : "") << (i ? pad + text : text + pad);
+    }
+    out << (markdown ? "|\n" : "\n");
+    if (markdown && line == 0) {
+      for (size_t i = 0; i < widths.size(); ++i) out << (i ? "|---:" : "|---");
+      out << "|\n";
+    }
+  }
+}
+
+// The rows of a view: its records by case and P, the cases in order of first appearance, each
+// case's P ascending.
+Table view_table(const View& view, const std::vector<Record>& records) {
+  std::vector<std::vector<const Record*>> rows;
+  std::map<std::string, size_t> row_of;
+  std::map<std::string, size_t> first_seen;  // case label: its first row
+  for (const Record& r : records) {
+    if (!view.scope.matches(r)) continue;
+    const auto [row, added] =
+        row_of.emplace(r.suite + '|' + r.weight_format() + '|' + r.name(), rows.size());
+    if (added) rows.emplace_back();
+    rows[row->second].push_back(&r);
+    first_seen.emplace(r.suite + '|' + r.label(), first_seen.size());
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    return first_seen[a.front()->suite + '|' + a.front()->label()] <
+           first_seen[b.front()->suite + '|' + b.front()->label()];
+  });
+  Table table(1);
+  std::vector<std::pair<std::vector<std::string>, std::string>> columns;
+  for (size_t start = 0; start < view.columns.size();) {
+    const size_t end = std::min(view.columns.find(" | ", start), view.columns.size());
+    table[0].push_back(view.columns.substr(start, end - start));
+    columns.push_back(parse_column(table[0].back()));
+    start = end + 3;
+  }
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    bool keyed = false, key_present = false;
+    for (const auto& [libs, field] : columns) {
+      const Record* found = libs.empty() ? row.front() : nullptr;
+      for (const std::string& lib : libs)
+        for (const Record* r : row)
+          if (!found && r->lib == lib) found = r;
+      if (!libs.empty() && !keyed) {
+        keyed = true;
+        key_present = found != nullptr;
+      }
+      cells.push_back(cell(found, field));
+    }
+    if (key_present) table.push_back(cells);
+  }
+  return table;
 }
 
 }  // namespace
 
-void derive_metrics(std::vector<Measurement>& rows) {
-  for (auto& group : group_by_case(rows)) {
-    std::optional<double> ceiling_gbps, best_cublas_us;
-    for (Measurement* row : group) {
-      row->gbps.reset();
-      if (!row->us || *row->us <= 0) continue;
-      row->gbps = static_cast<double>(row->c.bytes()) / *row->us / 1e3;
-      if (row->library == kCeiling) ceiling_gbps = row->gbps;
-      if (row->is_cublas()) best_cublas_us = std::min(best_cublas_us.value_or(*row->us), *row->us);
-    }
-    for (Measurement* row : group) {
-      row->ceiling_gbps.reset();
-      row->pct_ceiling.reset();
-      row->speedup_vs_cublas.reset();
-      if (!row->gbps || row->library == kCeiling) continue;
-      if (row->on_device() && ceiling_gbps) {
-        row->ceiling_gbps = ceiling_gbps;
-        row->pct_ceiling = 100.0 * *row->gbps / *ceiling_gbps;
-      }
-      if (best_cublas_us) row->speedup_vs_cublas = *best_cublas_us / *row->us;
-    }
-  }
-}
-
-std::vector<Comparison> compare_xgemv_to_cublas(const std::vector<Measurement>& rows) {
-  std::vector<Comparison> comparisons;
-  std::map<int, size_t> comparison_of_case;
-  for (const Measurement& row : rows) {
-    if (row.c.nrhs != 1) continue;
-    if (row.library != "xgemv" && !row.is_cublas() && row.library != kCeiling) continue;
-    auto [it, inserted] = comparison_of_case.emplace(row.case_index, comparisons.size());
-    if (inserted) comparisons.emplace_back().c = row.c;
-    Comparison& comparison = comparisons[it->second];
-    if (row.library == "xgemv") {
-      comparison.xgemv_status = row.status;
-      comparison.xgemv_function = row.function;
-    }
-    if (!row.gbps) continue;
-    if (row.library == kCeiling) {
-      comparison.ceiling_gbps = row.gbps;
-    } else if (row.library == "xgemv") {
-      comparison.xgemv_us = row.us;
-      comparison.xgemv_gbps = row.gbps;
-      comparison.pct_ceiling = row.pct_ceiling;
-      comparison.speedup = row.speedup_vs_cublas;
-    } else if (!comparison.cublas_gbps || *row.gbps > *comparison.cublas_gbps) {
-      comparison.cublas_gbps = row.gbps;
-      comparison.cublas_function = row.function;
-    }
-  }
-  // A case with only a ceiling row (e.g. --lib openblas) compares nothing.
-  comparisons.erase(std::remove_if(comparisons.begin(), comparisons.end(),
-                                   [](const Comparison& c) {
-                                     return c.xgemv_status.empty() && !c.cublas_gbps;
-                                   }),
-                    comparisons.end());
-  return comparisons;
-}
-
-Verdict make_verdict(const std::vector<Comparison>& comparisons) {
-  Verdict verdict;
-  for (const Comparison& comparison : comparisons) {
-    const std::string& status = comparison.xgemv_status;
-    if (status == "check failed" || status.rfind("error", 0) == 0)
-      verdict.xgemv_failures.push_back(comparison.c.label() + " (" + status + ")");
-    if (comparison.speedup &&
-        (!verdict.worst_speedup || *comparison.speedup < *verdict.worst_speedup)) {
-      verdict.worst_speedup = comparison.speedup;
-      verdict.worst_case = comparison.c.label();
-    }
-    if (comparison.c.a_bytes() < kLargeMatrixBytes) continue;
-    ++verdict.large_matrices;
-    if (comparison.pct_ceiling && *comparison.pct_ceiling >= kLargeMatrixTargetPct) {
-      ++verdict.large_on_target;
-    } else {
-      verdict.large_misses.push_back(comparison.c.label() + " " +
-                                     fixed(comparison.pct_ceiling, 0, "untimed") +
-                                     (comparison.pct_ceiling ? "%" : ""));
-    }
-  }
-  return verdict;
-}
-
-std::string format_verdict(const Verdict& verdict) {
-  std::string text = "verdict: worst speed-up vs cuBLAS ";
-  text += verdict.worst_speedup
-              ? speedup_text(verdict.worst_speedup) + " (" + verdict.worst_case + ")"
-              : std::string("n/a");
-  text += "; matrices >= 256 MiB at >= 80% of ceiling: ";
-  if (verdict.large_matrices == 0) {
-    text += "none in this run";
-  } else {
-    text += verdict.large_on_target == verdict.large_matrices ? "yes" : "NO";
-    text += " (" + std::to_string(verdict.large_on_target) + "/" +
-            std::to_string(verdict.large_matrices) + ")";
-    for (size_t i = 0; i < verdict.large_misses.size(); ++i)
-      text += (i == 0 ? " below: " : ", ") + verdict.large_misses[i];
-  }
-  for (size_t i = 0; i < verdict.xgemv_failures.size(); ++i)
-    text += (i == 0 ? "; xgemv FAILED on " + std::to_string(verdict.xgemv_failures.size()) +
-                          " case(s): "
-                    : ", ") +
-            verdict.xgemv_failures[i];
+std::string fixed(const std::optional<double>& value, int decimals, const char* missing) {
+  if (!value || !std::isfinite(*value)) return missing;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, *value);
   return text;
-}
-
-std::vector<SummaryRow> summarize(const std::vector<Measurement>& rows) {
-  struct Samples {
-    SummaryRow row;
-    std::vector<double> speedups, pcts;
-  };
-  std::vector<Samples> groups;
-  for (const Measurement& row : rows) {
-    if (row.library == kCeiling || !row.us || row.c.nrhs != 1) continue;
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const Samples& g) {
-      return g.row.suite == row.c.suite && g.row.dtype == row.c.dtype &&
-             g.row.library == row.library;
-    });
-    if (group == groups.end()) {
-      group = groups.emplace(groups.end());
-      group->row.suite = row.c.suite;
-      group->row.dtype = row.c.dtype;
-      group->row.library = row.library;
-    }
-    ++group->row.cases;
-    if (row.speedup_vs_cublas) group->speedups.push_back(*row.speedup_vs_cublas);
-    if (row.pct_ceiling) group->pcts.push_back(*row.pct_ceiling);
-  }
-  std::vector<SummaryRow> summary;
-  for (Samples& group : groups) {
-    if (!group.speedups.empty()) {
-      group.row.geomean_speedup = geometric_mean(group.speedups);
-      group.row.worst_speedup = *std::min_element(group.speedups.begin(), group.speedups.end());
-    }
-    if (!group.pcts.empty()) {
-      group.row.geomean_pct_ceiling = geometric_mean(group.pcts);
-      group.row.lowest_pct_ceiling = *std::min_element(group.pcts.begin(), group.pcts.end());
-    }
-    summary.push_back(group.row);
-  }
-  return summary;
-}
-
-std::vector<NrhsFamily> shape_nrhs_families(const std::vector<Measurement>& rows) {
-  std::vector<NrhsPoint> points;
-  std::vector<std::string> swept;  // families with a row of --nrhs or a case of several vectors
-  std::map<int, size_t> point_of_case;
-  for (const Measurement& row : rows) {
-    const Case& c = row.c;
-    const bool sixteen_bit = c.dtype == Dtype::fp16 || c.dtype == Dtype::bf16;
-    const std::string family = c.suite + " " + c.with_nrhs(1).label();
-    if (c.nrhs != 1 || row.library == kXgemvNrhs || row.library == kCublasGemm)
-      if (std::find(swept.begin(), swept.end(), family) == swept.end()) swept.push_back(family);
-    auto [it, inserted] = point_of_case.emplace(row.case_index, points.size());
-    if (inserted) {
-      NrhsPoint& point = points.emplace_back();
-      point.group = c.suite + " " + std::string(dtype_name(c.dtype));
-      point.family = family;
-      point.targeted = c.suite == "llm" && sixteen_bit;
-      point.nrhs = c.nrhs;
-    }
-    NrhsPoint& point = points[it->second];
-    if (row.library == kXgemvNrhs) {
-      point.xgemv = row.us;
-      point.xgemv_pct_bound = row.pct_ceiling;
-      point.xgemv_status = row.status;
-    } else if (row.library == (sixteen_bit ? kCublasGemmEx : kCublasGemm)) {
-      point.cublas = row.us;
-      point.cublas_function = row.function;
-    }
-  }
-  points.erase(std::remove_if(points.begin(), points.end(),
-                              [&](const NrhsPoint& point) {
-                                return std::find(swept.begin(), swept.end(), point.family) ==
-                                       swept.end();
-                              }),
-               points.end());
-  return nrhs_families(points);
 }
 
 std::string progress_header() {
   char text[256];
-  std::snprintf(text, sizeof text, "%-9s %-5s %-2s %-15s %4s %-18s %-14s %10s %9s %6s %9s  %s",
-                "case", "dtype", "op", "m x n", "nrhs", "tag", "library", "us", "GB/s", "%ceil",
-                "vs cuBLAS", "check");
+  std::snprintf(text, sizeof text, "%-44s %-17s %10s %9s %7s %9s  %s", "case", "library", "us",
+                "GB/s", "%bound", "speed-up", "check");
   return text;
 }
 
-std::string progress_line(int case_number, int case_count, const Measurement& row) {
-  char counter[32];
-  std::snprintf(counter, sizeof counter, "[%d/%d]", case_number, case_count);
-  std::string check = row.status;
-  if (row.max_error) check += " (err " + general(row.max_error) + ")";
-  char text[512];
-  std::snprintf(text, sizeof text, "%-9s %-5s %-2c %-15s %4lld %-18s %-14s %10s %9s %6s %9s  %s",
-                counter, std::string(dtype_name(row.c.dtype)).c_str(), row.c.op,
-                row.c.shape().c_str(), static_cast<long long>(row.c.nrhs), row.c.tag.c_str(),
-                row.library.c_str(), fixed(row.us, 2, "-").c_str(),
-                fixed(row.gbps, 1, "-").c_str(), fixed(row.pct_ceiling, 1, "-").c_str(),
-                speedup_text(row.speedup_vs_cublas).c_str(), check.c_str());
+std::string progress_line(const Record& r, const std::string& counter) {
+  char text[1024];
+  std::snprintf(text, sizeof text, "%-44s %-17s %10s %9s %7s %9s  %s", (counter + r.name()).c_str(),
+                r.lib.c_str(), fixed(r.us, 2, "-").c_str(), fixed(r.gbps, 1, "-").c_str(),
+                fixed(r.pct_bound, 1, "-").c_str(), ratio_text(r.speedup).c_str(),
+                check_text(r).c_str());
   return text;
 }
 
-const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> columns = {
-      "suite", "tag", "dtype", "op", "m", "n", "nrhs", "lda", "incx", "incy", "alpha", "beta",
-      "bytes",
-      "lib", "function", "mode", "status", "max_error", "tolerance", "copies",
-      "calls_per_batch", "batches", "us", "GBps", "ceiling_GBps", "pct_ceiling",
-      "speedup_vs_cublas", "device", "sm_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz",
-      "driver", "cuda", "commit", "date"};
-  return columns;
+const std::vector<View>& views() {
+  static const std::vector<View> list = {
+      {"xgemv vs cuBLAS (its gemv and GemmEx with one column), one vector",
+       Scope{shape_suite_names(), {}},
+       "case | xgemv us | xgemv GB/s | cublas GB/s | cublas-gemmex GB/s | ceiling GB/s | "
+       "xgemv % of bound | xgemv speed-up | xgemv function"},
+      {"Several vectors: xgemv_?gemv_nrhs and the cuBLAS GEMM with as many columns (t/t1: time "
+       "over the same library's at nrhs 1)",
+       Scope{shape_suite_names(), {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | xgemv-nrhs us | xgemv-nrhs t/t1 | cublas-gemmex/cublas-gemm us | "
+       "cublas-gemmex/cublas-gemm t/t1 | xgemv-nrhs speed-up | xgemv-nrhs % of bound"},
+      {"Decode steps (ms per step; bound: one-read)", Scope{{"decode"}, {}},
+       "case | layers | GEMVs | GB | one-read ms | per-gemv-reads ms | xgemv ms | "
+       "xgemv-early-start ms | cublas ms | cublas-gemmex ms | xgemv % of bound | "
+       "xgemv-early-start % of bound | xgemv speed-up | xgemv-early-start speed-up"},
+      {"Decode steps on several vectors (ms per step)",
+       Scope{{"decode"}, {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | xgemv-nrhs ms | xgemv-nrhs t/t1 | cublas-gemmex ms | cublas-gemmex t/t1 | "
+       "xgemv-nrhs speed-up | xgemv-nrhs % of bound"},
+      {"Bandwidth over P GPUs (bound: P one-GPU stream reads; speed-up over one GPU)",
+       Scope{{"nccl-bandwidth"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
+       "case | P | xgemv-nccl GB/s | ceiling GB/s | xgemv-nccl bound GB/s | "
+       "xgemv-nccl % of bound | xgemv-nccl speed-up"},
+      {"Tensor-parallel decode steps (ms per step)",
+       Scope{{"nccl-decode"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
+       "case | layers | GB | P | xgemv-nccl ms | xgemv-nccl mode | ceiling ms | "
+       "xgemv-nccl % of bound | xgemv-nccl speed-up"},
+      {"Small exchanges beside the decode-size split GEMV of their size",
+       Scope{{"nccl-exchange"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
+       "case | P | nccl/xgemv-nccl us | nccl/xgemv-nccl mode | nccl % of GEMV | "
+       "nccl/xgemv-nccl speed-up"},
+  };
+  return list;
 }
 
-void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows) {
-  const auto& columns = csv_columns();
-  for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
-  out << '\n';
-  for (const Measurement& row : rows) {
-    const Case& c = row.c;
-    const std::vector<std::string> fields = {
-        c.suite, c.tag, std::string(dtype_name(c.dtype)), std::string(1, c.op),
-        std::to_string(c.m), std::to_string(c.n), std::to_string(c.nrhs), std::to_string(c.lda()),
-        std::to_string(c.incx),
-        std::to_string(c.incy), general(c.alpha), general(c.beta), std::to_string(c.bytes()),
-        row.library, row.function, row.mode, row.status, general(row.max_error),
-        general(row.tolerance), std::to_string(row.copies), std::to_string(row.calls_per_batch),
-        std::to_string(row.batches), fixed(row.us, 3), fixed(row.gbps, 1),
-        fixed(row.ceiling_gbps, 1), fixed(row.pct_ceiling, 1), fixed(row.speedup_vs_cublas, 3),
-        info.device, std::to_string(row.sm_clock_mhz), std::to_string(info.sm_clock_max_mhz),
-        std::to_string(info.mem_clock_max_mhz), info.driver, info.cuda, info.commit, info.date};
-    for (size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
-    out << '\n';
+nlohmann::ordered_json summary_json(const std::vector<Record>& records) {
+  struct Group {
+    const Record* first;
+    int cases = 0;
+    std::vector<const Record*> timed;
+  };
+  std::vector<Group> groups;
+  std::map<std::string, size_t> group_of;
+  for (const Record& r : records) {
+    if (r.is_bound() || !r.us) continue;
+    const std::string key = r.suite + '|' + std::string(dtype_name(r.dtype)) + '|' +
+                            r.weight_format() + '|' + r.lib + '|' + std::to_string(r.nrhs) + '|' +
+                            std::to_string(r.gpus);
+    const auto [group, added] = group_of.emplace(key, groups.size());
+    if (added) groups.push_back({&r});
+    groups[group->second].timed.push_back(&r);
+  }
+  Json summary = Json::array();
+  for (const Group& group : groups) {
+    const Record& r = *group.first;
+    Json row = {{"suite", r.suite},
+                {"dtype", dtype_name(r.dtype)},
+                {"format", r.weight_format()},
+                {"lib", r.lib},
+                {"nrhs", r.nrhs},
+                {"P", r.gpus},
+                {"cases", group.timed.size()}};
+    for (const auto& [name, member, highest_worst] :
+         {std::tuple{"speedup", &Record::speedup, false},
+          std::tuple{"pct_bound", &Record::pct_bound, false},
+          std::tuple{"t_over_t1", &Record::nrhs_ratio, true}}) {
+      std::vector<double> values;
+      const Record* worst = nullptr;
+      for (const Record* timed : group.timed) {
+        const std::optional<double>& value = timed->*member;
+        if (!value) continue;
+        values.push_back(*value);
+        if (!worst || (highest_worst ? *value > *(worst->*member) : *value < *(worst->*member)))
+          worst = timed;
+      }
+      row[std::string("geomean_") + name] =
+          optional_json(values.empty() ? std::nullopt : std::optional(geometric_mean(values)));
+      row[std::string("worst_") + name] = optional_json(worst ? worst->*member : std::nullopt);
+      row[std::string("worst_") + name + "_case"] = worst ? worst->name() : "";
+    }
+    summary.push_back(row);
+  }
+  return summary;
+}
+
+nlohmann::ordered_json record_json(const Record& r) {
+  // The columns in their order, several to a line.
+  // clang-format off
+  return {{"suite", r.suite}, {"case", r.label()}, {"tag", r.tag}, {"dtype", dtype_name(r.dtype)},
+          {"format", r.weight_format()}, {"op", std::string(1, r.op)}, {"m", r.m}, {"n", r.n},
+          {"nrhs", r.nrhs}, {"lda", r.lda}, {"incx", r.incx}, {"incy", r.incy},
+          {"alpha", r.alpha}, {"beta", r.beta}, {"layout", r.layout}, {"layers", r.layers},
+          {"model_layers", r.model_layers}, {"gemvs", r.gemvs}, {"P", r.gpus},
+          {"matrix_bytes", r.matrix_bytes}, {"bytes", r.bytes},
+          {"exchange_bytes", r.exchange_bytes}, {"lib", r.lib}, {"function", r.function},
+          {"mode", r.mode}, {"status", r.status}, {"checked", r.checked},
+          {"failed_checks", r.failed_checks}, {"max_error", optional_json(r.max_error)},
+          {"tolerance", optional_json(r.tolerance)}, {"worst", r.worst}, {"copies", r.copies},
+          {"calls_per_batch", r.calls_per_batch}, {"batches", r.batches},
+          {"kernels", r.kernels}, {"us", optional_json(r.us)},
+          {"spread_pct", optional_json(r.spread_pct)},
+          {"fastest_rank_us", optional_json(r.fastest_rank_us)},
+          {"sm_clock_mhz", r.sm_clock_mhz}, {"GBps", optional_json(r.gbps)},
+          {"bound_GBps", optional_json(r.bound_gbps)}, {"pct_bound", optional_json(r.pct_bound)},
+          {"speedup", optional_json(r.speedup)}, {"t_over_t1", optional_json(r.nrhs_ratio)},
+          {"share_pct", optional_json(r.share_pct)}, {"share_of", r.share_of}};
+  // clang-format on
+}
+
+void write_csv(std::ostream& out, const RunInfo& info, const std::vector<Record>& records) {
+  const Json run = run_columns(info);
+  std::vector<std::string> header;
+  const Json columns = record_json(Record{});
+  for (const auto& item : columns.items()) header.push_back(item.key());
+  for (const auto& item : run.items()) header.push_back(item.key());
+  out << join(header, ",") << '\n';
+  for (const Record& r : records) {
+    std::vector<std::string> cells;
+    for (const Json& part : {record_json(r), run})
+      for (const auto& item : part.items()) cells.push_back(csv_cell(item.key(), item.value()));
+    out << join(cells, ",") << '\n';
   }
 }
 
-nlohmann::ordered_json run_json(const RunInfo& info) {
-  return {{"device", info.device}, {"sm_clock_max_mhz", info.sm_clock_max_mhz},
-          {"mem_clock_max_mhz", info.mem_clock_max_mhz}, {"driver", info.driver},
-          {"cuda", info.cuda}, {"commit", info.commit}, {"date", info.date},
-          {"host_cpu", info.host_cpu}, {"host_blas", info.host_blas},
-          {"command", info.command}, {"mode", info.mode}, {"quick", info.quick}};
+nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Record>& records) {
+  Json list = Json::array();
+  for (const Record& r : records) list.push_back(record_json(r));
+  return {{"run", run_json(info)},
+          {"summary", summary_json(records)},
+          {"verdicts", verdict_lines(records)},
+          {"targets", targets_json()},
+          {"records", list}};
 }
 
-nlohmann::ordered_json to_json(const RunInfo& info, const std::vector<Measurement>& rows) {
-  nlohmann::ordered_json records = nlohmann::ordered_json::array();
-  for (const Measurement& row : rows) {
-    const Case& c = row.c;
-    records.push_back({
-        {"suite", c.suite}, {"tag", c.tag}, {"dtype", dtype_name(c.dtype)},
-        {"op", std::string(1, c.op)}, {"m", c.m}, {"n", c.n}, {"nrhs", c.nrhs}, {"lda", c.lda()},
-        {"incx", c.incx}, {"incy", c.incy}, {"alpha", c.alpha}, {"beta", c.beta},
-        {"bytes", c.bytes()}, {"lib", row.library}, {"function", row.function},
-        {"mode", row.mode}, {"status", row.status}, {"max_error", optional_json(row.max_error)},
-        {"tolerance", optional_json(row.tolerance)}, {"copies", row.copies},
-        {"calls_per_batch", row.calls_per_batch}, {"batches", row.batches},
-        {"us", optional_json(row.us)}, {"GBps", optional_json(row.gbps)},
-        {"ceiling_GBps", optional_json(row.ceiling_gbps)},
-        {"pct_ceiling", optional_json(row.pct_ceiling)},
-        {"speedup_vs_cublas", optional_json(row.speedup_vs_cublas)},
-        {"device", info.device}, {"sm_clock_mhz", row.sm_clock_mhz},
-        {"sm_clock_max_mhz", info.sm_clock_max_mhz}, {"mem_clock_max_mhz", info.mem_clock_max_mhz},
-        {"driver", info.driver}, {"cuda", info.cuda}, {"commit", info.commit}, {"date", info.date},
-    });
+void write_tables(std::ostream& out, const std::vector<Record>& records, bool markdown) {
+  for (const View& view : views()) {
+    const Table table = view_table(view, records);
+    if (table.size() == 1) continue;
+    out << (markdown ? "\n## " : "\n") << view.title << (markdown ? "\n\n" : "\n");
+    write_table(out, table, markdown);
   }
-  nlohmann::ordered_json summary = nlohmann::ordered_json::array();
-  for (const SummaryRow& row : summarize(rows)) {
-    summary.push_back({{"suite", row.suite}, {"dtype", dtype_name(row.dtype)},
-                       {"lib", row.library}, {"cases", row.cases},
-                       {"geomean_speedup_vs_cublas", optional_json(row.geomean_speedup)},
-                       {"worst_speedup_vs_cublas", optional_json(row.worst_speedup)},
-                       {"geomean_pct_ceiling", optional_json(row.geomean_pct_ceiling)},
-                       {"lowest_pct_ceiling", optional_json(row.lowest_pct_ceiling)}});
-  }
-  nlohmann::ordered_json json = {{"run", run_json(info)}, {"summary", summary}};
-  if (const std::vector<NrhsFamily> families = shape_nrhs_families(rows); !families.empty())
-    json["nrhs"] = nrhs_json(families, kShapeNrhsUnits, kShapeNrhsScope);
-  json["records"] = records;
-  return json;
+  const std::vector<std::string> lines = verdict_lines(records);
+  if (!lines.empty()) out << '\n';
+  for (const std::string& line : lines) out << line << '\n';
 }
 
-namespace {
-
-void write_markdown_comparisons(std::ostream& out, const std::vector<Comparison>& comparisons) {
-  out << "| dtype | op | m x n | tag | xgemv µs | xgemv GB/s | xgemv function | cuBLAS GB/s | "
-         "cuBLAS function | ceiling GB/s | xgemv % of ceiling | speed-up vs cuBLAS |\n"
-      << "|---|---|---:|---|---:|---:|---|---:|---|---:|---:|---:|\n";
-  for (const Comparison& row : comparisons) {
-    out << "| " << dtype_name(row.c.dtype) << " | " << row.c.op << " | " << row.c.shape()
-        << " | " << row.c.tag << " | " << fixed(row.xgemv_us, 2, "-") << " | "
-        << fixed(row.xgemv_gbps, 0, "-") << " | "
-        << (row.xgemv_function.empty() ? "-" : row.xgemv_function) << " | "
-        << fixed(row.cublas_gbps, 0, "-") << " | "
-        << (row.cublas_function.empty() ? "-" : row.cublas_function) << " | "
-        << fixed(row.ceiling_gbps, 0, "-") << " | " << fixed(row.pct_ceiling, 1, "-") << " | "
-        << speedup_text(row.speedup) << " |\n";
-  }
-}
-
-}  // namespace
-
-void write_run_table(std::ostream& out, const RunInfo& info, const std::string& method) {
-  out << "| | |\n|---|---|\n"
+void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Record>& records) {
+  const std::string program = info.command.substr(0, info.command.find(' '));
+  out << "# " << std::filesystem::path(program).filename().string() << " results\n\n"
+      << "| | |\n|---|---|\n"
       << "| date | " << info.date << " |\n"
       << "| device | " << info.device << " (SM clock max " << info.sm_clock_max_mhz
       << " MHz, memory clock max " << info.mem_clock_max_mhz << " MHz) |\n"
       << "| driver, CUDA runtime | " << info.driver << ", " << info.cuda << " |\n"
-      << "| commit | " << info.commit << " |\n"
+      << (info.nccl.empty() ? "" : "| NCCL | " + info.nccl + " |\n") << "| commit | " << info.commit
+      << " |\n"
       << "| host | " << info.host_cpu << "; " << info.host_blas << " |\n"
-      << "| timing | " << info.mode << (info.quick ? ", quick" : "") << "; " << method << " |\n"
-      << "| command | `" << info.command << "` |\n\n";
+      << "| timing | " << info.mode << (info.quick ? ", quick" : "") << "; " << info.method
+      << " |\n"
+      << "| command | `" << info.command << "` |\n";
+  for (const auto& item : info.facts.items())
+    out << "| " << item.key() << " | "
+        << (item.value().is_string() ? item.value().get<std::string>() : item.value().dump())
+        << " |\n";
+  out << "\nGB/s: the bytes a call moves (A, x and y once; with nrhs vectors A once, X and Y) over "
+         "its time. Speed-up: the fastest cuBLAS function of the case over the library, or for a "
+         "case run on several GPUs one GPU over P. % of bound: of the same run's stream read of "
+         "the same bytes (ceiling; a decode step: of its weights, one-read), on P GPUs of P "
+         "one-GPU reads.\n\n## Summary\n\n";
+  Table summary = {{"suite", "dtype", "lib", "nrhs", "P", "cases", "speed-up (geo-mean)", "worst",
+                    "% of bound (geo-mean)", "lowest", "t/t1 (geo-mean)", "worst"}};
+  for (const Json& row : summary_json(records)) {
+    const auto number = [&](const char* key, int decimals) {
+      return row[key].is_null() ? std::string("-") : fixed(row[key].get<double>(), decimals);
+    };
+    const auto ratio = [&](const char* key) {
+      return row[key].is_null() ? std::string("-") : fixed(row[key].get<double>(), 2) + "x";
+    };
+    const std::string format = row["format"], dtype = row["dtype"];
+    summary.push_back({row["suite"], format == dtype ? dtype : dtype + " " + format, row["lib"],
+                       row["nrhs"].dump(), row["P"].dump(), row["cases"].dump(),
+                       ratio("geomean_speedup"), ratio("worst_speedup"),
+                       number("geomean_pct_bound", 1), number("worst_pct_bound", 1),
+                       ratio("geomean_t_over_t1"), ratio("worst_t_over_t1")});
+  }
+  write_table(out, summary, true);
+  write_tables(out, records, true);
+  std::vector<std::string> failures;
+  for (const Record& r : records)
+    if (r.status != "ok" && r.status.rfind("skipped", 0) != 0)
+      failures.push_back("- " + r.suite + " " + r.name() + " " + r.lib + ": " + check_text(r));
+  if (!failures.empty()) out << "\n## Failures\n\n" << join(failures, "\n") << '\n';
 }
 
-void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Measurement>& rows) {
-  out << "# xgemv-bench results\n\n";
-  write_run_table(out, info,
-                  "medians of batches of back-to-back calls, A rotated over >= 1 GiB of copies");
-  out << "Speed-up is cuBLAS's time over the library's, against the fastest cuBLAS function for "
-         "each case (fp16/bf16: the gemv or the one-column GemmEx). The ceiling is a stream read "
-         "of the same bytes (A + x + y; with nrhs vectors A + X + Y, A once) in the same run.\n\n";
-
-  out << "## Summary\n\n"
-      << "| suite | dtype | library | cases | speed-up vs cuBLAS (geo-mean) | worst | "
-         "% of ceiling (geo-mean) | lowest |\n"
-      << "|---|---|---|---:|---:|---:|---:|---:|\n";
-  for (const SummaryRow& row : summarize(rows)) {
-    out << "| " << row.suite << " | " << dtype_name(row.dtype) << " | " << row.library << " | "
-        << row.cases << " | " << speedup_text(row.geomean_speedup) << " | "
-        << speedup_text(row.worst_speedup) << " | " << fixed(row.geomean_pct_ceiling, 1, "-")
-        << " | " << fixed(row.lowest_pct_ceiling, 1, "-") << " |\n";
-  }
-
-  const std::vector<Comparison> comparisons = compare_xgemv_to_cublas(rows);
-  std::vector<std::string> suites;
-  for (const Comparison& row : comparisons)
-    if (std::find(suites.begin(), suites.end(), row.c.suite) == suites.end())
-      suites.push_back(row.c.suite);
-  for (const std::string& suite : suites) {
-    std::vector<Comparison> in_suite;
-    std::copy_if(comparisons.begin(), comparisons.end(), std::back_inserter(in_suite),
-                 [&](const Comparison& row) { return row.c.suite == suite; });
-    out << "\n## " << suite << "\n\n";
-    write_markdown_comparisons(out, in_suite);
-  }
-  if (!comparisons.empty()) out << "\n" << format_verdict(make_verdict(comparisons)) << "\n";
-  if (const std::vector<NrhsFamily> families = shape_nrhs_families(rows); !families.empty())
-    write_nrhs_markdown(out, families, kShapeNrhsUnits, kShapeNrhsScope);
-
-  std::vector<const Measurement*> problems;
-  for (const Measurement& row : rows)
-    if (row.status != "ok" && row.status.rfind("skipped", 0) != 0) problems.push_back(&row);
-  if (!problems.empty()) {
-    out << "\n## Failures\n\n";
-    for (const Measurement* row : problems)
-      out << "- " << row->c.suite << " " << row->c.label() << " " << row->library << ": "
-          << row->status << (row->max_error ? " (max error " + general(row->max_error) + ")" : "")
-          << "\n";
-  }
-}
-
-void write_comparison_table(std::ostream& out, const std::vector<Comparison>& comparisons) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-5s %-2s %-15s %-14s %10s %10s %10s %8s %9s", "dtype", "op",
-                "m x n", "tag", "xgemv GB/s", "cuBLAS", "ceiling", "% ceil", "speed-up");
-  out << line << '\n';
-  for (const Comparison& row : comparisons) {
-    std::snprintf(line, sizeof line, "%-5s %-2c %-15s %-14s %10s %10s %10s %8s %9s",
-                  std::string(dtype_name(row.c.dtype)).c_str(), row.c.op, row.c.shape().c_str(),
-                  row.c.tag.c_str(), fixed(row.xgemv_gbps, 0, "-").c_str(),
-                  fixed(row.cublas_gbps, 0, "-").c_str(), fixed(row.ceiling_gbps, 0, "-").c_str(),
-                  fixed(row.pct_ceiling, 1, "-").c_str(), speedup_text(row.speedup).c_str());
-    out << line << '\n';
-  }
-  out << format_verdict(make_verdict(comparisons)) << '\n';
+int finish_run(const std::string& out_dir, const RunInfo& info, std::vector<Record>& records,
+               int exit_code) {
+  derive_metrics(records);
+  const std::filesystem::path dir(out_dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream csv(dir / "results.csv");
+  write_csv(csv, info, records);
+  std::ofstream(dir / "results.json") << to_json(info, records).dump(1) << '\n';
+  std::ofstream markdown(dir / "summary.md");
+  write_markdown(markdown, info, records);
+  std::cout << "wrote " << (dir / "results.csv").string() << ", results.json, summary.md\n";
+  for (const Record& r : records)
+    if (r.failed()) {
+      std::cout << "FAILED: " << r.suite << ' ' << r.name() << ' ' << r.lib << ": " << r.status
+                << '\n';
+      exit_code = exit_code ? exit_code : 1;
+    }
+  write_tables(std::cout, records, false);
+  return exit_code;
 }
 
 }  // namespace xgemv::bench

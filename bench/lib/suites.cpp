@@ -4,6 +4,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "decode.hpp"
 #include "options.hpp"
 
 namespace xgemv::bench {
@@ -15,17 +16,11 @@ constexpr int64_t kMi = 1 << 20;
 // column-major in_features x out_features: y = W x is BLAS op T with m = in, n = out.
 std::vector<SuiteShape> llm_shapes() {
   std::vector<SuiteShape> shapes;
-  for (const DecoderModel& model : llm_models()) {
-    const int64_t attention = model.query_heads * model.head_dim;
-    const struct { const char* layer; int64_t in, out; } layers[] = {
-        {"qkv", model.hidden, attention + 2 * model.kv_heads * model.head_dim},
-        {"o", attention, model.hidden},
-        {"gate_up", model.hidden, 2 * model.intermediate},
-        {"down", model.intermediate, model.hidden},
-        {"lm_head", model.hidden, model.vocabulary},
-    };
-    for (const auto& layer : layers)
-      shapes.push_back({model.name + "." + layer.layer, layer.in, layer.out});
+  for (const char* name : {"llama2-7b", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b"}) {
+    const DecodeModel& model = *find_decode_model(name);
+    std::vector<DecodeGemv> gemvs = layer_gemvs(model, model.name + ".");
+    gemvs.push_back({model.name + ".lm_head", model.hidden, model.vocabulary});
+    for (const DecodeGemv& gemv : gemvs) shapes.push_back({gemv.tag, gemv.in, gemv.out});
   }
   return shapes;
 }
@@ -40,11 +35,11 @@ std::vector<SuiteShape> square_shapes() {
 std::vector<Suite> make_suites() {
   const std::vector<Dtype> every_dtype(std::begin(kAllDtypes), std::end(kAllDtypes));
   return {
-      {"llm", "batch-1 decode GEMVs (qkv, o, gate_up, down, lm_head), op T", llm_shapes(),
-       {Dtype::fp16, Dtype::bf16, Dtype::fp32}, {'T'}},
-      {"square", "square matrices 256 to 16384", square_shapes(), every_dtype, {'N', 'T'}},
+      // Batch-1 decode GEMVs (qkv, o, gate_up, down, lm_head), op T.
+      {"llm", llm_shapes(), {Dtype::fp16, Dtype::bf16, Dtype::fp32}, {'T'}},
+      {"square", square_shapes(), every_dtype, {'N', 'T'}},
+      // Tall and wide extremes and odd sizes.
       {"skinny",
-       "tall and wide extremes and odd sizes",
        {{"tall", kMi, 64},
         {"wide", 64, kMi},
         {"tall-8", 2 * kMi, 8},
@@ -61,8 +56,8 @@ std::vector<Suite> make_suites() {
         {"primes", 10007, 10009}},
        every_dtype,
        {'N', 'T'}},
+      // Launch-bound calls.
       {"small",
-       "launch-bound calls",
        {{"scalar", 1, 1},
         {"sq32", 32, 32},
         {"sq64", 64, 64},
@@ -77,7 +72,6 @@ std::vector<Suite> make_suites() {
       // Exactly the shapes, dtypes and ops of bench/anchors/h200-cublas.csv (cuBLAS on the H200;
       // the unit tests compare it against this table).
       {"anchors",
-       "the shapes of the H200 cuBLAS anchors",
        {{"tiny", 256, 256},
         {"small", 1024, 1024},
         {"sq4k", 4096, 4096},
@@ -100,21 +94,16 @@ std::vector<Suite> make_suites() {
 
 }  // namespace
 
-const std::vector<DecoderModel>& llm_models() {
-  // Published configurations (hidden, heads, kv heads, head dim, intermediate, vocabulary).
-  static const std::vector<DecoderModel> models = {
-      {"llama2-7b", 4096, 32, 32, 128, 11008, 32000},
-      {"llama3-8b", 4096, 32, 8, 128, 14336, 128256},
-      {"llama3-70b", 8192, 64, 8, 128, 28672, 128256},
-      {"mistral-7b", 4096, 32, 8, 128, 14336, 32000},
-      {"qwen2.5-7b", 3584, 28, 4, 128, 18944, 152064},
-  };
-  return models;
-}
-
 const std::vector<Suite>& all_suites() {
   static const std::vector<Suite> suites = make_suites();
   return suites;
+}
+
+std::vector<std::string> shape_suite_names() {
+  std::vector<std::string> names;
+  for (const Suite& suite : all_suites()) names.push_back(suite.name);
+  names.push_back("adhoc");
+  return names;
 }
 
 const Suite* find_suite(const std::string& name) {
@@ -134,8 +123,8 @@ std::vector<Case> build_cases(const Options& options) {
   }
   if (suites.empty() && options.shapes.empty()) suites.push_back(find_suite("llm"));
 
-  Suite adhoc{"adhoc", "shapes from --shape", {},
-              std::vector<Dtype>(std::begin(kAllDtypes), std::end(kAllDtypes)), {'N', 'T'}};
+  Suite adhoc{
+      "adhoc", {}, std::vector<Dtype>(std::begin(kAllDtypes), std::end(kAllDtypes)), {'N', 'T'}};
   for (const std::string& text : options.shapes) {
     const auto shape = parse_shape(text);
     if (!shape) throw std::invalid_argument("bad --shape " + text);

@@ -18,7 +18,6 @@ struct SuiteShape {
 
 struct Suite {
   std::string name;
-  std::string description;
   std::vector<SuiteShape> shapes;
   std::vector<Dtype> dtypes;  // run unless --dtype says otherwise
   std::vector<char> ops;      // run unless --op says otherwise
@@ -28,12 +27,8 @@ struct Suite {
 const std::vector<Suite>& all_suites();
 const Suite* find_suite(const std::string& name);
 
-// A decoder-only transformer, enough of it to give the shapes of one decode step's GEMVs.
-struct DecoderModel {
-  std::string name;  // short, used in tags: llama3-8b
-  int64_t hidden, query_heads, kv_heads, head_dim, intermediate, vocabulary;
-};
-const std::vector<DecoderModel>& llm_models();
+// The suites whose records are one GEMV call: every suite above and adhoc.
+std::vector<std::string> shape_suite_names();
 
 // Cases in suite order (suites, then ad-hoc shapes), shape order, dtype order, op order, then
 // every --nrhs value (the cases of one problem run back to back); --dtype/--op replace the suites'

@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """The row-block GEMV xgemv's design started from (the "seed"), in Triton, timed like xgemv-bench.
 
-It runs the one-vector cases (nrhs 1) of an xgemv-bench results.csv (same shapes, dtypes, ops,
+It runs the one-vector cases (nrhs 1) of an xgemv-bench results.json (same shapes, dtypes, ops,
 increments, alpha, beta, copies of A and calls per batch), checks each output against an fp64
-reference with the bench's tolerance before timing it, and writes triton-seed.csv beside it with
-the bench's CSV columns. Ceiling and cuBLAS figures come from the bench's rows of the same case
-(same GPU, same run), so the speed-up over cuBLAS and the share of the ceiling compare like with
-like.
+reference with the bench's tolerance before timing it, and writes triton-seed.json beside it: the
+bench's records, one per case, of library triton-seed. The bound and the speed-up come from the
+bench's records of the same case (same GPU, same run), so they compare like with like.
 
     build/bench/xgemv-bench --suite llm --out-dir llm
     python3 bench/triton/seed_gemv.py llm
@@ -14,7 +13,7 @@ like.
 Without torch, triton or a GPU it prints one line and exits 0.
 """
 import argparse
-import csv
+import json
 import math
 import re
 import statistics
@@ -57,25 +56,18 @@ else:
             out += beta * tl.load(y_ptr + row * stride_y, mask=row_mask, other=0.0).to(ACC)
         tl.store(y_ptr + row * stride_y, out.to(y_ptr.dtype.element_ty), mask=row_mask)
 
-# The bench's CSV columns (tests/bench checks that this line matches the C++ writer).
-COLUMNS = "suite,tag,dtype,op,m,n,nrhs,lda,incx,incy,alpha,beta,bytes,lib,function,mode,status,max_error,tolerance,copies,calls_per_batch,batches,us,GBps,ceiling_GBps,pct_ceiling,speedup_vs_cublas,device,sm_clock_mhz,sm_clock_max_mhz,mem_clock_max_mhz,driver,cuda,commit,date".split(",")
-CASE_COLUMNS = COLUMNS[:COLUMNS.index("lib")]
-RUN_COLUMNS = COLUMNS[COLUMNS.index("device"):]
-
 BLOCK_M, BLOCK_N = 32, 64  # the seed's standard tile
 WARMUP_BATCHES = 3
 ROTATION_BYTES = 1 << 30  # as the bench: copies of A totalling >= 1 GiB
 COPY_ALIGNMENT = 256
 
 
-def read_cases(results_csv):
-    """{case key: {lib: row}} of a bench run, in the run's order."""
+def read_cases(results):
+    """{(suite, case): {lib: record}} of the one-vector cases of a bench run, in the run's order."""
     cases = {}
-    with open(results_csv, newline="") as file:
-        for row in csv.DictReader(file):
-            # Results from before --nrhs have no nrhs column: one vector.
-            row.setdefault("nrhs", "1")
-            cases.setdefault(tuple(row[c] for c in CASE_COLUMNS), {})[row["lib"]] = row
+    for record in results["records"]:
+        if record["nrhs"] == 1:
+            cases.setdefault((record["suite"], record["case"]), {})[record["lib"]] = record
     return cases
 
 
@@ -85,25 +77,23 @@ def logical(vector, length, inc):
     return elements.flip(0) if inc < 0 else elements
 
 
-def run_case(bench_rows):
-    """One triton-seed row for the case whose bench rows (by lib) are given."""
-    any_row = next(iter(bench_rows.values()))
-    ceiling = bench_rows.get("ceiling", {})
-    result = {c: any_row[c] for c in CASE_COLUMNS + RUN_COLUMNS}
-    result.update(lib="triton-seed", function=f"row_block_gemv[{BLOCK_M}x{BLOCK_N}]",
-                  mode="stream", status="ok")
-    if ceiling.get("sm_clock_mhz"):
-        result["sm_clock_mhz"] = ceiling["sm_clock_mhz"]
-    tolerance = next((r["tolerance"] for r in bench_rows.values() if r["tolerance"]), "")
-    if not ceiling.get("calls_per_batch") or not tolerance:
-        result["status"] = "skipped: no GPU rows for this case in results.csv"
+def run_case(bench_records):
+    """The triton-seed record of the case whose bench records (by lib) are given."""
+    ceiling = bench_records.get("ceiling")
+    result = dict(ceiling or next(iter(bench_records.values())), lib="triton-seed", function=f"row_block_gemv[{BLOCK_M}x{BLOCK_N}]",
+                  mode="stream", status="ok", kernels=0)
+    for key in ("max_error", "tolerance", "us", "spread_pct", "GBps", "bound_GBps", "pct_bound",
+                "speedup", "t_over_t1"):
+        result[key] = None
+    tolerance = next((r["tolerance"] for r in bench_records.values() if r["tolerance"]), None)
+    if not ceiling or not ceiling["calls_per_batch"] or not tolerance:
+        result["status"] = "skipped: no GPU records for this case in results.json"
         return result
 
     dtype = {"fp32": torch.float32, "fp64": torch.float64, "fp16": torch.float16,
-             "bf16": torch.bfloat16}[any_row["dtype"]]
-    op, m, n, lda = any_row["op"], int(any_row["m"]), int(any_row["n"]), int(any_row["lda"])
-    incx, incy = int(any_row["incx"]), int(any_row["incy"])
-    alpha, beta = float(any_row["alpha"]), float(any_row["beta"])
+             "bf16": torch.bfloat16}[ceiling["dtype"]]
+    op, m, n, lda = ceiling["op"], ceiling["m"], ceiling["n"], ceiling["lda"]
+    incx, incy, alpha, beta = ceiling["incx"], ceiling["incy"], ceiling["alpha"], ceiling["beta"]
     x_length, y_length = (m, n) if op == "T" else (n, m)
     element = torch.empty((), dtype=dtype).element_size()
     copy_stride = max(1, math.ceil(m * n * element / COPY_ALIGNMENT)) * COPY_ALIGNMENT // element
@@ -143,12 +133,13 @@ def run_case(bench_rows):
     scale = y_ref.abs().max().item() or 1.0
     difference = (logical(y, y_length, incy).double() - y_ref).abs()
     max_error = difference.max().item() / scale if torch.isfinite(difference).all() else math.inf
-    result.update(max_error=f"{max_error:.4g}", tolerance=tolerance)
-    if not max_error <= float(tolerance):
+    result.update(max_error=max_error if math.isfinite(max_error) else None, tolerance=tolerance,
+                  checked=1, failed_checks=0 if max_error <= tolerance else 1)
+    if not max_error <= tolerance:
         result["status"] = "check failed"
         return result
 
-    calls, batches = int(ceiling["calls_per_batch"]), int(ceiling["batches"])
+    calls, batches = ceiling["calls_per_batch"], ceiling["batches"]
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     per_call_us, copy = [], 0
     for batch in range(WARMUP_BATCHES + batches):
@@ -161,36 +152,36 @@ def run_case(bench_rows):
         if batch >= WARMUP_BATCHES:
             per_call_us.append(start.elapsed_time(stop) * 1e3 / calls)
     us = statistics.median(per_call_us)
-    gbps = int(any_row["bytes"]) / us / 1e3
-    result.update(copies=copies, calls_per_batch=calls, batches=batches, us=f"{us:.3f}",
-                  GBps=f"{gbps:.1f}")
-    if ceiling.get("GBps"):
-        result.update(ceiling_GBps=ceiling["GBps"],
-                      pct_ceiling=f"{100 * gbps / float(ceiling['GBps']):.1f}")
-    cublas_us = [float(r["us"]) for lib, r in bench_rows.items()
-                 if lib.startswith("cublas") and r["us"]]
+    ordered = sorted(per_call_us)  # the spread as the bench has it: quartiles over the median
+    spread = ordered[3 * len(ordered) // 4] - ordered[len(ordered) // 4]
+    gbps = ceiling["bytes"] / us / 1e3
+    result.update(copies=copies, calls_per_batch=calls, batches=batches, us=us,
+                  spread_pct=100 * spread / us, GBps=gbps)
+    if ceiling["GBps"]:
+        result.update(bound_GBps=ceiling["GBps"], pct_bound=100 * gbps / ceiling["GBps"])
+    cublas_us = [r["us"] for lib, r in bench_records.items() if lib.startswith("cublas") and r["us"]]
     if cublas_us:
-        result["speedup_vs_cublas"] = f"{min(cublas_us) / us:.3f}"
+        result["speedup"] = min(cublas_us) / us
     return result
 
 
-def print_summary(rows):
-    """Geometric-mean speed-up over cuBLAS and share of the ceiling per suite and dtype."""
+def print_summary(records):
+    """Geometric-mean speed-up over cuBLAS and share of the bound per suite and dtype."""
     groups = {}
-    for row in rows:
-        if row.get("speedup_vs_cublas") and row.get("pct_ceiling"):
-            groups.setdefault((row["suite"], row["dtype"]), []).append(row)
-    print("\ntriton-seed: suite dtype cases speed-up-vs-cuBLAS(geo-mean) %-of-ceiling(geo-mean)")
+    for record in records:
+        if record["speedup"] and record["pct_bound"]:
+            groups.setdefault((record["suite"], record["dtype"]), []).append(record)
+    print("\ntriton-seed: suite dtype cases speed-up-vs-cuBLAS(geo-mean) %-of-bound(geo-mean)")
     for (suite, dtype), group in groups.items():
-        speedup = statistics.geometric_mean(float(r["speedup_vs_cublas"]) for r in group)
-        share = statistics.geometric_mean(float(r["pct_ceiling"]) for r in group)
+        speedup = statistics.geometric_mean(r["speedup"] for r in group)
+        share = statistics.geometric_mean(r["pct_bound"] for r in group)
         print(f"  {suite:8} {dtype:5} {len(group):4} {speedup:8.2f}x {share:8.1f}%")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results_dir", type=Path, help="an xgemv-bench --out-dir")
-    parser.add_argument("--shape-filter", default="", help="regex searched in '<tag> <m>x<n>'")
+    parser.add_argument("--shape-filter", default="", help="regex searched in the case's name")
     args = parser.parse_args(argv)
     if MISSING:
         print(f"seed_gemv.py: skipped ({MISSING} is not installed)")
@@ -199,29 +190,23 @@ def main(argv=None):
         print("seed_gemv.py: skipped (no CUDA device)")
         return 0
 
-    cases = read_cases(args.results_dir / "results.csv")
+    results = json.loads((args.results_dir / "results.json").read_text())
     pattern = re.compile(args.shape_filter)
-    nrhs = CASE_COLUMNS.index("nrhs")
-    selected = [rows for key, rows in cases.items()
-                if key[nrhs] == "1" and pattern.search(f"{key[1]} {key[4]}x{key[5]}")]
-    out_rows = []
-    for number, bench_rows in enumerate(selected, 1):
-        row = run_case(bench_rows)
-        out_rows.append(row)
-        print(f"[{number}/{len(selected)}] {row['dtype']:5} {row['op']} {row['m']}x{row['n']:<8} "
-              f"{row['tag']:20} {row.get('us') or '-':>10} us {row.get('GBps') or '-':>8} GB/s "
-              f"{row.get('pct_ceiling') or '-':>6}% {row.get('speedup_vs_cublas') or '-':>6}x  "
-              f"{row['status']}", flush=True)
+    selected = [records for records in read_cases(results).values()
+                if pattern.search(next(iter(records.values()))["case"])]
+    out_records = []
+    for number, bench_records in enumerate(selected, 1):
+        record = run_case(bench_records)
+        out_records.append(record)
+        print(f"[{number}/{len(selected)}] {record['case']:44} {record['us'] or '-':>10} us "
+              f"{record['GBps'] or '-':>8} GB/s {record['pct_bound'] or '-':>6}% "
+              f"{record['speedup'] or '-':>6}x  {record['status']}", flush=True)
         torch.cuda.empty_cache()
-    out = args.results_dir / "triton-seed.csv"
-    with open(out, "w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=COLUMNS, restval="")
-        writer.writeheader()
-        writer.writerows(out_rows)
-    print_summary(out_rows)
+    out = args.results_dir / "triton-seed.json"
+    out.write_text(json.dumps({"run": results["run"], "records": out_records}, indent=1) + "\n")
+    print_summary(out_records)
     print(f"wrote {out}")
-    failed = [r for r in out_rows if r["status"] == "check failed"]
-    return 1 if failed else 0
+    return 1 if any(r["status"] == "check failed" for r in out_records) else 0
 
 
 if __name__ == "__main__":

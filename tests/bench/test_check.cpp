@@ -7,19 +7,13 @@
 
 #include "lib/check.hpp"
 #include "lib/random_values.hpp"
+#include "lib/record.hpp"
 
 namespace xgemv::bench {
 namespace {
 
 Case make_case(char op, int64_t m, int64_t n, Dtype dtype = Dtype::fp64) {
-  Case c;
-  c.suite = "test";
-  c.tag = "t";
-  c.op = op;
-  c.m = m;
-  c.n = n;
-  c.dtype = dtype;
-  return c;
+  return {"test", "t", dtype, op, m, n};
 }
 
 TEST(Case, LengthsAndBytesFollowTheOp) {
@@ -31,7 +25,7 @@ TEST(Case, LengthsAndBytesFollowTheOp) {
   EXPECT_EQ(c.a_bytes(), int64_t{4096} * 14336 * 2);
   EXPECT_EQ(c.bytes(), (int64_t{4096} * 14336 + 4096 + 14336) * 2);
   EXPECT_EQ(c.shape(), "4096x14336");
-  EXPECT_EQ(c.label(), "fp16 T 4096x14336 t");
+  EXPECT_EQ(case_record(c, "xgemv", "", "").label(), "fp16 T 4096x14336 t");
   c.op = 'N';
   EXPECT_EQ(c.x_length(), 14336);
   EXPECT_EQ(c.y_length(), 4096);
@@ -99,7 +93,7 @@ TEST(Check, PassesRoundingAndFailsWrongResults) {
   EXPECT_FALSE(nan.passed);
   EXPECT_TRUE(std::isinf(nan.max_error));
   EXPECT_FALSE(compare_to_reference(c, {0, 0, 0, 0}, y_ref).passed);  // zeros
-  EXPECT_FALSE(compare_to_reference(c, {10.0}, y_ref).passed);  // too short
+  EXPECT_FALSE(compare_to_reference(c, {10.0}, y_ref).passed);        // too short
 }
 
 TEST(Check, AllZeroReferenceIsComparedAbsolutely) {

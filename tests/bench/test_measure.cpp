@@ -41,6 +41,14 @@ TEST(TimingPlan, AlwaysAtLeastFifteenBatchesAfterWarmUp) {
   EXPECT_LT(plan_timing(1 << 20, true).batches, plan_timing(1 << 20, false).batches);
 }
 
+TEST(TimingPlan, EveryMeasurementTimes31BatchesAfter3OrQuick15After2) {
+  EXPECT_EQ(plan_batches(false).batches, 31);
+  EXPECT_EQ(plan_batches(false).warmup_batches, 3);
+  EXPECT_EQ(plan_batches(true).batches, 15);
+  EXPECT_EQ(plan_batches(true).warmup_batches, 2);
+  EXPECT_EQ(plan_batches(true).calls_per_batch, 1);  // a decode step's replay, an NCCL repetition
+}
+
 TEST(TimingPlan, CallsPerBatchShrinkWithSizeAndAreCapped) {
   EXPECT_EQ(plan_timing(int64_t{2} << 30, false).calls_per_batch, 1);
   EXPECT_EQ(plan_timing(int64_t{64} << 20, true).calls_per_batch, 4);
@@ -60,6 +68,13 @@ TEST(Statistics, Median) {
   EXPECT_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
   EXPECT_EQ(median({7.0}), 7.0);
   EXPECT_TRUE(std::isnan(median({})));
+}
+
+TEST(Statistics, SpreadIsTheInterquartileRangeOverTheMedian) {
+  EXPECT_DOUBLE_EQ(spread_pct({10.0, 10.0, 10.0, 10.0}), 0.0);
+  // Sorted 8, 9, 10, 11, 12, 40: quartiles at 9 and 12 (indices 1 and 4), median 10.5.
+  EXPECT_DOUBLE_EQ(spread_pct({12.0, 9.0, 40.0, 10.0, 8.0, 11.0}), 100.0 * 3.0 / 10.5);
+  EXPECT_TRUE(std::isnan(spread_pct({})));
 }
 
 TEST(Statistics, GeometricMean) {

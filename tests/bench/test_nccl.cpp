@@ -1,7 +1,7 @@
 // xgemv-nccl-bench without a GPU: the GPU counts, the split layouts of xgemv_nccl.h (what each
 // rank holds, what it ends with, the whole y from the ranks' partials), the buffer plan of a rank,
-// the three parts' cases, the command line, derived metrics, the verdict and the writers, from
-// synthetic records.
+// the three parts' cases, the command line, and their records through the one writer: derived
+// metrics, the verdict and the tables, from synthetic records.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/nccl_options.hpp"
 #include "lib/nccl_plan.hpp"
-#include "lib/nccl_report.hpp"
+#include "lib/options.hpp"
+#include "lib/report.hpp"
+#include "samples.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -36,56 +37,38 @@ TEST(NcclPlan, EvenStartsCoverTheAxisWithBlocksWithinOneOfEachOther) {
 }
 
 SplitGemv gemv_of(char op, int64_t m, int64_t n, Split split, Result result) {
-  SplitGemv gemv;
-  gemv.dtype = Dtype::fp32;
-  gemv.op = op;
-  gemv.m = m;
-  gemv.n = n;
-  gemv.split = split;
-  gemv.result = result;
-  return gemv;
+  return {"", Dtype::fp32, op, m, n, split, result};
 }
 
 TEST(NcclPlan, RankBlocksFollowTheHeader) {
-  // Outputs split, op N: rows of A, the whole x, its block of y.
-  const std::vector<int64_t> starts = {0, 2, 5};
-  RankBlock b = rank_block(gemv_of('N', 5, 7, Split::outputs, Result::own_block), starts, 1);
-  EXPECT_EQ(b.rows, 3);
-  EXPECT_EQ(b.columns, 7);
-  EXPECT_EQ(b.lda, 3);
-  EXPECT_EQ(b.x_length, 7);
-  EXPECT_EQ(b.partial_length, 3);
-  EXPECT_EQ(b.y_first, 2);
-  EXPECT_EQ(b.y_length, 3);
-  // Outputs split, op T: columns of A (m x n_r, lda m); with the whole result, all of y.
-  b = rank_block(gemv_of('T', 7, 5, Split::outputs, Result::all), starts, 1);
-  EXPECT_EQ(b.rows, 7);
-  EXPECT_EQ(b.columns, 3);
-  EXPECT_EQ(b.lda, 7);
-  EXPECT_EQ(b.x_length, 7);
-  EXPECT_EQ(b.y_first, 0);
-  EXPECT_EQ(b.y_length, 5);
-  // Reduction split, op N: columns of A, its block of x, every output partially.
-  b = rank_block(gemv_of('N', 4, 5, Split::reduction, Result::all), starts, 0);
-  EXPECT_EQ(b.rows, 4);
-  EXPECT_EQ(b.columns, 2);
-  EXPECT_EQ(b.lda, 4);
-  EXPECT_EQ(b.x_length, 2);
-  EXPECT_EQ(b.partial_length, 4);
-  EXPECT_EQ(b.y_length, 4);
-  // Reduction split, op T: rows of A (m_r x n, lda m_r).
-  b = rank_block(gemv_of('T', 5, 4, Split::reduction, Result::all), starts, 1);
-  EXPECT_EQ(b.rows, 3);
-  EXPECT_EQ(b.columns, 4);
-  EXPECT_EQ(b.lda, 3);
-  EXPECT_EQ(b.x_length, 3);
-  EXPECT_EQ(b.partial_length, 4);
+  const struct {
+    SplitGemv gemv;
+    int rank;
+    std::vector<int64_t>
+        expected;  // rows, columns, lda, x_length, partial_length, y_first, y_length
+  } blocks[] = {
+      // Outputs split, op N: rows of A, the whole x, its block of y.
+      {gemv_of('N', 5, 7, Split::outputs, Result::own_block), 1, {3, 7, 3, 7, 3, 2, 3}},
+      // Outputs split, op T: columns of A (m x n_r, lda m); with the whole result, all of y.
+      {gemv_of('T', 7, 5, Split::outputs, Result::all), 1, {7, 3, 7, 7, 3, 0, 5}},
+      // Reduction split, op N: columns of A, its block of x, every output partially.
+      {gemv_of('N', 4, 5, Split::reduction, Result::all), 0, {4, 2, 4, 2, 4, 0, 4}},
+      // Reduction split, op T: rows of A (m_r x n, lda m_r).
+      {gemv_of('T', 5, 4, Split::reduction, Result::all), 1, {3, 4, 3, 3, 4, 0, 4}},
+  };
+  for (const auto& [gemv, rank, expected] : blocks) {
+    const RankBlock b = rank_block(gemv, {0, 2, 5}, rank);
+    EXPECT_EQ((std::vector<int64_t>{b.rows, b.columns, b.lda, b.x_length, b.partial_length,
+                                    b.y_first, b.y_length}),
+              expected)
+        << gemv.label() << " rank " << rank;
+  }
   // Reduction split, own block: outputs [r q, min((r + 1) q, outputs)), q = ceil(outputs / ranks).
   const SplitGemv own = gemv_of('T', 8, 10, Split::reduction, Result::own_block);
   const std::vector<int64_t> four = even_starts(8, 4);
   const int64_t expected[][2] = {{0, 3}, {3, 3}, {6, 3}, {9, 1}};
   for (int r = 0; r < 4; ++r) {
-    b = rank_block(own, four, r);
+    const RankBlock b = rank_block(own, four, r);
     EXPECT_EQ(b.y_first, expected[r][0]) << r;
     EXPECT_EQ(b.y_length, expected[r][1]) << r;
   }
@@ -224,8 +207,8 @@ TEST(NcclPlan, TensorParallelLayersSplitMegatronStyle) {
 TEST(NcclPlan, ExchangesAndTheDecodeSizeGemvOfTheirSize) {
   const std::vector<ExchangeCase> cases = exchange_cases();
   EXPECT_EQ(cases.size(), 12u);
-  EXPECT_EQ(cases.front().label(), "ncclAllReduce fp32 16 KB");
-  EXPECT_EQ(cases.back().label(), "ncclAllGather bf16 64 KB");
+  EXPECT_EQ(cases.front().label(), "ncclAllReduce 16 KB fp32");
+  EXPECT_EQ(cases.back().label(), "ncclAllGather 64 KB bf16");
   EXPECT_EQ(cases.back().count(), 32768);
   const struct {
     int64_t bytes;
@@ -249,7 +232,8 @@ TEST(NcclPlan, ExchangesAndTheDecodeSizeGemvOfTheirSize) {
 // --- the command line ----------------------------------------------------------------------
 
 NcclOptions parse(std::vector<const char*> arguments) {
-  NcclCommandLine command_line([] { return std::string("xgemv-nccl-bench 1.2.3"); }, "/out");
+  CommandLine<NcclOptions> command_line([] { return std::string("xgemv-nccl-bench 1.2.3"); },
+                                        "/out");
   arguments.insert(arguments.begin(), "xgemv-nccl-bench");
   return command_line.parse(static_cast<int>(arguments.size()), arguments.data());
 }
@@ -277,19 +261,20 @@ TEST(NcclCommandLine, DefaultsAndTheDecodeBudget) {
 }
 
 TEST(NcclCommandLine, RefusesBadValues) {
-  EXPECT_THROW(parse({"--gpus", "0"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--part", "decode,lmhead"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--dtype", "int8"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--decode-gib", "0"}), CLI::ParseError);
-  EXPECT_THROW(parse({"--suite", "llm"}), CLI::ParseError);
+  for (const auto& [option, value] :
+       std::vector<std::pair<const char*, const char*>>{{"--gpus", "0"},
+                                                        {"--part", "decode,lmhead"},
+                                                        {"--dtype", "int8"},
+                                                        {"--decode-gib", "0"},
+                                                        {"--suite", "llm"}})
+    EXPECT_THROW(parse({option, value}), CLI::ParseError) << option << ' ' << value;
 }
 
-// --- metrics, verdict, writers ---------------------------------------------------------------
+// --- records, metrics, verdict, tables ------------------------------------------------------
 
-NcclRow timed(NcclRow row, int gpus, double us) {
+Record timed(Record row, int gpus, double us) {
   row.gpus = gpus;
-  row.us = us;
-  row.repetitions = 31;
+  row.set_times(std::vector<double>(31, us));
   return row;
 }
 
@@ -298,158 +283,158 @@ const SplitGemv& large_case() {
   return gemv;
 }
 
+Record share_record(int64_t bytes) {
+  Record r = split_record(kPartExchange, exchange_share_gemv(bytes));
+  r.exchange_bytes = bytes;
+  return r;
+}
+
 // A 1 GiB case on 1, 2 and 4 GPUs, its one-GPU read, a decode step of llama3-70b on 1 and 2, and
 // an all-gather beside its split GEMV on 1 and 2.
-std::vector<NcclRow> sample_rows(double two_gpu_us, double four_gpu_us, double decode_two_ms) {
-  const NcclRow bandwidth = bandwidth_row(large_case());
+std::vector<Record> sample_rows(double two_gpu_us, double four_gpu_us, double decode_two_ms) {
+  const Record bandwidth = split_record(kPartBandwidth, large_case());
   const TensorParallelStep step =
       plan_tensor_parallel_step(*find_decode_model("llama3-70b"), 16 * kGib);
-  const NcclRow decode = decode_row(step);
-  const ExchangeCase gather{kAllGather, Dtype::fp32, 32 << 10};
-  const SplitGemv share = exchange_share_gemv(32 << 10);
-  std::vector<NcclRow> rows = {
-      timed(ceiling_row(bandwidth, large_case().whole_case().a_bytes()), 1, 250.0),
+  const Record decode = tensor_parallel_record(step);
+  const Record gather = exchange_record({kAllGather, Dtype::fp32, 32 << 10});
+  std::vector<Record> rows = {
+      timed(ceiling_record(bandwidth, large_case().whole_case().a_bytes()), 1, 250.0),
       timed(bandwidth, 1, 280.0),
       timed(bandwidth, 2, two_gpu_us),
       timed(bandwidth, 4, four_gpu_us),
-      timed(ceiling_row(decode, step.weight_bytes()), 1, 3000.0),
+      timed(ceiling_record(decode, step.weight_bytes()), 1, 3000.0),
       timed(decode, 1, 3500.0),
       timed(decode, 2, decode_two_ms * 1e3),
-      timed(exchange_row(gather), 1, 5.0),
-      timed(exchange_row(gather), 2, 20.0),
-      timed(share_row(share, 32 << 10), 1, 110.0),
-      timed(share_row(share, 32 << 10), 2, 60.0),
+      timed(gather, 1, 5.0),
+      timed(gather, 2, 20.0),
+      timed(share_record(32 << 10), 1, 110.0),
+      timed(share_record(32 << 10), 2, 60.0),
   };
-  derive_nccl_metrics(rows);
+  derive_metrics(rows);
+  return rows;
+}
+
+std::vector<Record> one_gpu(std::vector<Record> rows) {
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const Record& r) { return r.gpus > 1; }),
+             rows.end());
+  derive_metrics(rows);
   return rows;
 }
 
 TEST(NcclReport, CeilingOfPGpusSpeedUpOverOneAndShareOfTheSplitGemv) {
-  const std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
-  const NcclRow& ceiling = rows[0];
+  const std::vector<Record> rows = sample_rows(150.0, 80.0, 2.0);
+  const Record& ceiling = rows[0];
+  EXPECT_EQ(ceiling.suite, "nccl-bandwidth");
+  EXPECT_EQ(rows[2].name(), "bf16 N 32768x16384 outputs/own-block on 2 GPUs");
   const double read_gbps = double(large_case().whole_case().a_bytes()) / 250.0 / 1e3;
   EXPECT_DOUBLE_EQ(*ceiling.gbps, read_gbps);
   EXPECT_FALSE(ceiling.speedup);
-  EXPECT_FALSE(ceiling.ceiling_gbps);
-  const NcclRow& two = rows[2];
+  EXPECT_FALSE(ceiling.bound_gbps);
+  const Record& two = rows[2];
   EXPECT_DOUBLE_EQ(*two.gbps, double(large_case().whole_case().bytes()) / 150.0 / 1e3);
-  EXPECT_DOUBLE_EQ(*two.ceiling_gbps, 2 * read_gbps);
-  EXPECT_DOUBLE_EQ(*two.pct_ceiling, 100.0 * *two.gbps / (2 * read_gbps));
+  EXPECT_DOUBLE_EQ(*two.bound_gbps, 2 * read_gbps);
+  EXPECT_DOUBLE_EQ(*two.pct_bound, 100.0 * *two.gbps / (2 * read_gbps));
   EXPECT_DOUBLE_EQ(*two.speedup, 280.0 / 150.0);
   EXPECT_DOUBLE_EQ(*rows[1].speedup, 1.0);
-  EXPECT_DOUBLE_EQ(*rows[3].ceiling_gbps, 4 * read_gbps);
+  EXPECT_DOUBLE_EQ(*rows[3].bound_gbps, 4 * read_gbps);
   EXPECT_DOUBLE_EQ(*rows[6].speedup, 3.5 / 2.0);
-  EXPECT_TRUE(rows[6].pct_ceiling);
+  EXPECT_TRUE(rows[6].pct_bound);
   // The all-gather on 2 GPUs: 20 us of the split GEMV's 60.
   EXPECT_DOUBLE_EQ(*rows[8].share_pct, 100.0 * 20.0 / 60.0);
   EXPECT_EQ(rows[8].share_of, exchange_share_gemv(32 << 10).label());
   EXPECT_DOUBLE_EQ(*rows[7].share_pct, 100.0 * 5.0 / 110.0);
   EXPECT_FALSE(rows[10].share_pct);  // the GEMV itself
-  EXPECT_FALSE(rows[10].pct_ceiling);
+  EXPECT_FALSE(rows[10].pct_bound);
+  // One GPU only: no speed-up over one GPU to give.
+  EXPECT_FALSE(one_gpu(rows)[1].speedup);
 }
 
 TEST(NcclReport, VerdictOnFourGpus) {
   // 280 / 150 = 1.87x on 2 (met), 280 / 90 = 3.11x on 4 (missed); decode 3.5 / 2.0 = 1.75x.
-  const NcclVerdict verdict = make_nccl_verdict(sample_rows(150.0, 90.0, 2.0), 4);
-  ASSERT_EQ(verdict.bandwidth.size(), 2u);
-  EXPECT_EQ(verdict.bandwidth[0].met, 1);
-  EXPECT_EQ(verdict.bandwidth[1].met, 0);
-  EXPECT_EQ(verdict.decode.met, 1);
-  const std::string text = format_nccl_verdict(verdict);
-  EXPECT_EQ(text,
-            "verdict: matrices >= 1 GiB, speed-up over one GPU: 2 GPUs >= 1.80x: yes (1/1, worst "
-            "1.87x: bf16 N 32768x16384 outputs/own-block); 4 GPUs >= 3.40x: NO (0/1, worst 3.11x: "
-            "bf16 N 32768x16384 outputs/own-block; missed: bf16 N 32768x16384 outputs/own-block "
-            "(3.11x)); llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x: yes (1/1, worst 1.75x: "
-            "llama3-70b)");
-  EXPECT_EQ(format_exchange_verdict(verdict),
-            "exchanges: the largest share of a decode-size split GEMV is 33.3% (ncclAllGather fp32 "
-            "32 KB vs bf16 T 28672x8192 llama3-70b.down reduction/all, 2 GPUs): they do not "
-            "dominate (< 50% of the split GEMV's time)");
+  const std::vector<std::string> lines = verdict_lines(sample_rows(150.0, 90.0, 2.0));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "verdict: matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU: yes (1/1, worst 1.87x: "
+            "bf16 N 32768x16384 outputs/own-block on 2 GPUs); matrices >= 1 GiB, 4 GPUs >= 3.40x "
+            "over one GPU: NO (0/1, worst 3.11x: bf16 N 32768x16384 outputs/own-block on 4 GPUs) "
+            "below: bf16 N 32768x16384 outputs/own-block on 4 GPUs 3.11x; llama3-70b "
+            "tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: yes (1/1, worst 1.75x: "
+            "llama3-70b tensor-parallel bf16 on 2 GPUs)");
+  EXPECT_EQ(lines[1],
+            "exchanges: a collective at most 50% of the decode-size split GEMV of its size: yes "
+            "(1/1, worst 33.3%: ncclAllGather 32 KB fp32 on 2 GPUs)");
 }
 
 TEST(NcclReport, VerdictSaysWhatTooFewGpusCannotMeasure) {
-  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
-  // Keep what one GPU gives.
-  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const NcclRow& r) { return r.gpus > 1; }),
-             rows.end());
-  derive_nccl_metrics(rows);
-  const NcclVerdict one = make_nccl_verdict(rows, 1);
-  EXPECT_EQ(format_nccl_verdict(one),
-            "verdict: matrices >= 1 GiB, speed-up over one GPU: 2 GPUs >= 1.80x: not measured "
-            "(only 1 GPU(s)); 4 GPUs >= 3.40x: not measured (only 1 GPU(s)); llama3-70b "
-            "tensor-parallel layers, 2 GPUs >= 1.60x: not measured (only 1 GPU(s))");
-  EXPECT_EQ(format_exchange_verdict(one).rfind(
-                "exchanges: between GPUs not measured (only 1 GPU(s)); on one GPU the largest "
-                "share of a decode-size split GEMV is 4.5% (",
-                0),
-            0u);
-  const NcclVerdict two = make_nccl_verdict(sample_rows(150.0, 80.0, 2.0), 2);
-  EXPECT_NE(format_nccl_verdict(two).find("4 GPUs >= 3.40x: not measured (only 2 GPU(s))"),
-            std::string::npos);
+  const std::vector<std::string> one = verdict_lines(one_gpu(sample_rows(150.0, 80.0, 2.0)));
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0],
+            "verdict: matrices >= 1 GiB, 2 GPUs >= 1.80x over one GPU: not measured (only 1 "
+            "GPU(s)); matrices >= 1 GiB, 4 GPUs >= 3.40x over one GPU: not measured (only 1 "
+            "GPU(s)); llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: not "
+            "measured (only 1 GPU(s))");
+  EXPECT_EQ(one[1],
+            "exchanges: a collective at most 50% of the decode-size split GEMV of its size: not "
+            "measured (only 1 GPU(s))");
+  std::vector<Record> two = sample_rows(150.0, 80.0, 2.0);
+  two.erase(two.begin() + 3);  // the 4-GPU row
+  derive_metrics(two);
+  EXPECT_NE(
+      verdict_lines(two)[0].find("4 GPUs >= 3.40x over one GPU: not measured (only 2 GPU(s))"),
+      std::string::npos);
 }
 
 TEST(NcclReport, FailedAndSlowCasesMissTheTargetByName) {
-  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.5);  // decode 3.5 / 2.5 = 1.40x
-  NcclRow failed = bandwidth_row(bandwidth_cases({Dtype::fp32}, true)[0]);
+  std::vector<Record> rows = sample_rows(150.0, 80.0, 2.5);  // decode 3.5 / 2.5 = 1.40x
+  Record failed = split_record(kPartBandwidth, bandwidth_cases({Dtype::fp32}, true)[0]);
   failed.gpus = 2;
   failed.status = "check failed";
   rows.push_back(failed);
-  derive_nccl_metrics(rows);
-  const std::string text = format_nccl_verdict(make_nccl_verdict(rows, 2));
-  EXPECT_NE(text.find("2 GPUs >= 1.80x: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
-                      "outputs/own-block; missed: fp32 N 16384x16384 outputs/own-block (check "
-                      "failed))"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x: NO (0/1, worst 1.40x: "
-                      "llama3-70b; missed: llama3-70b (1.40x))"),
-            std::string::npos)
-      << text;
+  derive_metrics(rows);
+  const std::string text = verdict_lines(rows)[0];
+  EXPECT_TRUE(contains(text,
+                       "2 GPUs >= 1.80x over one GPU: NO (1/2, worst 1.87x: bf16 N 32768x16384 "
+                       "outputs/own-block on 2 GPUs) below: fp32 N 16384x16384 outputs/own-block "
+                       "on 2 GPUs untimed"));
+  EXPECT_TRUE(contains(text,
+                       "llama3-70b tensor-parallel layers, 2 GPUs >= 1.60x over one GPU: NO (0/1, "
+                       "worst 1.40x: llama3-70b tensor-parallel bf16 on 2 GPUs) below: llama3-70b "
+                       "tensor-parallel bf16 on 2 GPUs 1.40x"));
+  EXPECT_TRUE(contains(text,
+                       "; FAILED 1 row(s): fp32 N 16384x16384 outputs/own-block on 2 GPUs "
+                       "xgemv-nccl (check failed)"));
 }
 
 TEST(NcclReport, ExchangesDominateFromHalfTheGemvsTime) {
-  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
+  std::vector<Record> rows = sample_rows(150.0, 80.0, 2.0);
   rows[8].us = 45.0;  // 75% of the split GEMV's 60 us
-  derive_nccl_metrics(rows);
-  const std::string text = format_exchange_verdict(make_nccl_verdict(rows, 2));
-  EXPECT_NE(text.find("is 75.0% ("), std::string::npos) << text;
-  EXPECT_NE(text.find("they dominate (>= 50%"), std::string::npos) << text;
+  derive_metrics(rows);
+  EXPECT_NE(verdict_lines(rows)[1].find(": NO (0/1, worst 75.0%: "), std::string::npos);
 }
 
-NcclRunInfo sample_info(std::vector<int> counts) {
-  NcclRunInfo info;
-  info.run.device = "NVIDIA H200";
-  info.run.commit = "abc123";
-  info.run.date = "2025-01-01T00:00:00Z";
+RunInfo sample_info() {
+  RunInfo info = bench::sample_info("build/bench/xgemv-nccl-bench --quick");
   info.nccl = "2.28.9";
-  info.visible_gpus = counts.back();
-  info.gpu_counts = std::move(counts);
-  for (int i = 0; i < info.gpus(); ++i) info.devices.push_back("NVIDIA H200");
-  info.decode_budget_bytes = 16 * kGib;
+  info.facts = {{"GPUs visible", 4}, {"P", {1, 2, 4}}};
   return info;
 }
 
-TEST(NcclReport, CsvJsonAndMarkdown) {
-  const std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
-  const NcclRunInfo info = sample_info({1, 2, 4});
+TEST(NcclReport, CsvJsonMarkdownAndTheTables) {
+  const std::vector<Record> rows = sample_rows(150.0, 80.0, 2.0);
   std::ostringstream csv;
-  write_nccl_csv(csv, info, rows);
+  write_csv(csv, sample_info(), rows);
   std::istringstream lines(csv.str());
   std::string header;
   std::getline(lines, header);
-  EXPECT_EQ(header.rfind("part,case,P,lib,function,mode,", 0), 0u);
-  EXPECT_EQ(std::count(header.begin(), header.end(), ',') + 1,
-            static_cast<long>(nccl_csv_columns().size()));
   int records = 0;
   for (std::string line; std::getline(lines, line);) {
     ++records;
-    EXPECT_NE(line.find(",NVIDIA H200,"), std::string::npos) << line;
-    EXPECT_NE(line.find(",2.28.9,abc123,"), std::string::npos) << line;
+    EXPECT_TRUE(contains(line, ",NVIDIA H200,"));
+    EXPECT_TRUE(contains(line, ",2.28.9,abc123,"));
   }
   EXPECT_EQ(records, static_cast<int>(rows.size()));
 
-  const nlohmann::ordered_json json = nccl_to_json(info, rows);
+  const nlohmann::ordered_json json = to_json(sample_info(), rows);
   EXPECT_EQ(json["run"]["P"].get<std::vector<int>>(), (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(json["run"]["nccl"], "2.28.9");
   ASSERT_EQ(json["records"].size(), rows.size());
@@ -458,59 +443,38 @@ TEST(NcclReport, CsvJsonAndMarkdown) {
   EXPECT_EQ(two["case"], "bf16 N 32768x16384 outputs/own-block");
   EXPECT_EQ(two["lib"], kXgemvNccl);
   EXPECT_DOUBLE_EQ(two["us"].get<double>(), 150.0);
-  EXPECT_TRUE(two["GBps"].is_number());
-  EXPECT_TRUE(two["ceiling_GBps"].is_number());
-  EXPECT_EQ(two["device"], "NVIDIA H200");
-  EXPECT_EQ(two["commit"], "abc123");
-  EXPECT_EQ(json["verdict"].get<std::string>().rfind("verdict: matrices >= 1 GiB", 0), 0u);
+  EXPECT_TRUE(two["bound_GBps"].is_number());
+  EXPECT_EQ(json["verdicts"][0].get<std::string>().rfind("verdict: matrices >= 1 GiB", 0), 0u);
 
-  std::ostringstream markdown;
-  write_nccl_markdown(markdown, info, rows);
-  const std::string text = markdown.str();
-  for (const char* heading : {"## 1. Bandwidth over all GPUs", "## 2. Tensor-parallel decode steps",
-                              "## 3. Small exchanges", "\nverdict: ", "\nexchanges: "})
-    EXPECT_NE(text.find(heading), std::string::npos) << heading;
-  EXPECT_NE(text.find("| bf16 N 32768x16384 outputs/own-block | 1 | "), std::string::npos);
-  EXPECT_NE(text.find("| llama3-70b | 10/80 | "), std::string::npos) << text;
-  EXPECT_NE(text.find("| 1.87x |"), std::string::npos);
-  EXPECT_EQ(text.find("Only 1 GPU"), std::string::npos);
+  const std::string text = markdown_of(sample_info(), rows);
+  EXPECT_EQ(text.rfind("# xgemv-nccl-bench results\n", 0), 0u);
+  for (const char* heading :
+       {"## Bandwidth over P GPUs", "## Tensor-parallel decode steps", "## Small exchanges",
+        "\nverdict: ", "\nexchanges: ", "| NCCL | 2.28.9 |", "| P | [1,2,4] |"})
+    EXPECT_TRUE(contains(text, heading));
+  // The rows of a case at every P, one after the other.
+  const size_t one = text.find("| bf16 N 32768x16384 outputs/own-block | 1 | ");
+  const size_t two_gpus = text.find("| bf16 N 32768x16384 outputs/own-block | 2 | ");
+  const size_t four = text.find("| bf16 N 32768x16384 outputs/own-block | 4 | ");
+  ASSERT_NE(one, std::string::npos) << text;
+  EXPECT_LT(one, two_gpus);
+  EXPECT_LT(two_gpus, four);
+  EXPECT_TRUE(contains(text, "| llama3-70b tensor-parallel bf16 | 10/80 | "));
+  EXPECT_TRUE(contains(text, "| ncclAllGather 32 KB fp32 | 2 | 20.00 | graph | 33.3 | 0.25x |"));
   EXPECT_EQ(text.find("## Failures"), std::string::npos);
 }
 
-TEST(NcclReport, MarkdownOfOneGpuSaysSoAndListsFailures) {
-  std::vector<NcclRow> rows = sample_rows(150.0, 80.0, 2.0);
-  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const NcclRow& r) { return r.gpus > 1; }),
-             rows.end());
+TEST(NcclReport, FailedRowsShowInTheTablesAndAreListed) {
+  std::vector<Record> rows = one_gpu(sample_rows(150.0, 80.0, 2.0));
   rows[1].status = "error: rank 0: xgemv_nccl_bf16gemv: XGEMV_STATUS_INVALID_SPLIT";
   rows[1].us.reset();
-  derive_nccl_metrics(rows);
-  std::ostringstream markdown;
-  write_nccl_markdown(markdown, sample_info({1}), rows);
-  const std::string text = markdown.str();
-  EXPECT_NE(text.find("Only 1 GPU: P = 1 only"), std::string::npos);
-  EXPECT_NE(text.find("| bf16 N 32768x16384 outputs/own-block | 1 | "), std::string::npos);
-  EXPECT_NE(text.find("FAILED"), std::string::npos);
-  EXPECT_NE(text.find("## Failures\n\n- bandwidth bf16 N 32768x16384 outputs/own-block on 1 GPU "
-                      "xgemv-nccl: error: rank 0"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("not measured (only 1 GPU(s))"), std::string::npos);
-}
-
-TEST(NcclReport, ChecksFoldIntoTheRow) {
-  NcclRow row = bandwidth_row(large_case());
-  add_check(row, "rank 0", {1e-4, 1e-2, true});
-  add_check(row, "rank 1", {5e-3, 1e-2, true});
-  EXPECT_EQ(row.status, "ok");
-  EXPECT_EQ(row.worst, "rank 1");
-  add_check(row, "rank 2 (graph)", {std::numeric_limits<double>::infinity(), 1e-2, false});
-  EXPECT_EQ(row.status, "check failed");
-  EXPECT_EQ(row.checked, 3);
-  EXPECT_EQ(row.failed_checks, 1);
-  EXPECT_EQ(row.worst, "rank 2 (graph)");
-  EXPECT_TRUE(row.failed());
-  EXPECT_NE(nccl_progress_line(row).find("check failed (3 checked, 1 failed; worst rank 2 (graph)"),
-            std::string::npos);
+  derive_metrics(rows);
+  const std::string text = markdown_of(sample_info(), rows);
+  EXPECT_TRUE(contains(text, "| bf16 N 32768x16384 outputs/own-block | 1 | FAILED | "));
+  EXPECT_TRUE(contains(text,
+                       "## Failures\n\n- nccl-bandwidth bf16 N 32768x16384 outputs/own-block "
+                       "xgemv-nccl: error: rank 0"));
+  EXPECT_TRUE(contains(text, "not measured (only 1 GPU(s))"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "lib/options.hpp"
+#include "lib/record.hpp"
 #include "lib/suites.hpp"
 
 namespace xgemv::bench {
@@ -28,10 +29,13 @@ Options suite_options(const std::string& suite) {
 TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
   const std::vector<Case> cases = build_cases(suite_options("llm"));
   EXPECT_EQ(cases.size(), 5u * 5u * 3u);  // models x layers x (fp16, bf16, fp32)
-  for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.label();
+  for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.tag;
 
   // Row-major weights (out x in) are BLAS op T with m = in_features, n = out_features.
-  const struct { const char* tag; int64_t m, n; } expected[] = {
+  const struct {
+    const char* tag;
+    int64_t m, n;
+  } expected[] = {
       {"llama2-7b.qkv", 4096, 12288},      {"llama2-7b.gate_up", 4096, 22016},
       {"llama2-7b.down", 11008, 4096},     {"llama3-8b.qkv", 4096, 6144},
       {"llama3-8b.o", 4096, 4096},         {"llama3-8b.down", 14336, 4096},
@@ -69,8 +73,11 @@ TEST(Suites, SkinnyHasTheExtremesAndSmallHasLaunchBoundShapes) {
   EXPECT_EQ(find_case(skinny, "odd", Dtype::fp64)->m, 100003);
   EXPECT_EQ(skinny.size(), 13u * 4u * 2u);  // shapes x dtypes x ops
   // 1 to 16 columns or rows.
-  const struct { const char* tag; int64_t m, n; } few[] = {
-      {"tall-1", 1000000, 1}, {"wide-1", 1, 1000000},   {"tall-3", 1000003, 3},
+  const struct {
+    const char* tag;
+    int64_t m, n;
+  } few[] = {
+      {"tall-1", 1000000, 1}, {"wide-1", 1, 1000000},  {"tall-3", 1000003, 3},
       {"wide-3", 3, 1000003}, {"tall-16", 500000, 16}, {"wide-16", 16, 500000},
   };
   for (const auto& shape : few) {
@@ -80,7 +87,7 @@ TEST(Suites, SkinnyHasTheExtremesAndSmallHasLaunchBoundShapes) {
     EXPECT_EQ(c->n, shape.n) << shape.tag;
   }
   for (const Case& c : build_cases(suite_options("small")))
-    EXPECT_LE(c.a_bytes(), 8 << 20) << c.label();
+    EXPECT_LE(c.a_bytes(), 8 << 20) << c.tag;
 }
 
 // Every (tag, m, n, dtype, op) of bench/anchors/h200-cublas.csv, the H200 cuBLAS anchors.
@@ -109,7 +116,7 @@ TEST(Suites, AnchorsAreExactlyTheCasesOfTheCublasAnchorTable) {
   std::set<std::tuple<std::string, int64_t, int64_t, std::string, char>> built;
   for (const Case& c : build_cases(suite_options("anchors")))
     EXPECT_TRUE(built.emplace(c.tag, c.m, c.n, std::string(dtype_name(c.dtype)), c.op).second)
-        << "duplicate " << c.label();
+        << "duplicate " << c.tag;
   EXPECT_EQ(built, anchor_cases());
 }
 
@@ -189,11 +196,11 @@ TEST(BuildCases, EveryProblemRunsAtEachNrhsBackToBack) {
     EXPECT_EQ(cases[i].nrhs, expected_nrhs[i]) << i;
     EXPECT_EQ(cases[i].tag, i < 3 ? "llama3-8b.qkv" : "llama3-8b.o") << i;
   }
-  EXPECT_EQ(cases[0].label(), "bf16 T 4096x6144 llama3-8b.qkv");
-  EXPECT_EQ(cases[2].label(), "bf16 T 4096x6144 llama3-8b.qkv nrhs 16");
-  EXPECT_EQ(cases[2].with_nrhs(1).label(), cases[0].label());
+  EXPECT_EQ(case_record(cases[0], "xgemv", "", "").label(), "bf16 T 4096x6144 llama3-8b.qkv");
+  EXPECT_EQ(case_record(cases[2], "xgemv", "", "").label(),
+            "bf16 T 4096x6144 llama3-8b.qkv nrhs 16");
   // Without --nrhs: one vector.
-  for (const Case& c : build_cases(suite_options("llm"))) EXPECT_EQ(c.nrhs, 1) << c.label();
+  for (const Case& c : build_cases(suite_options("llm"))) EXPECT_EQ(c.nrhs, 1) << c.tag;
 }
 
 TEST(Case, SeveralVectorsAreColumnsOfXAndYAndAIsReadOnce) {
@@ -216,6 +223,11 @@ TEST(Case, SeveralVectorsAreColumnsOfXAndYAndAIsReadOnce) {
   EXPECT_EQ(c.x_elements(), 1 + (6144 - 1) * 3);
   EXPECT_EQ(c.y_elements(), 4096);
   EXPECT_EQ(c.bytes(), (4096 * 6144 + 6144 + 4096) * 2);
+}
+
+TEST(Suites, ShapeSuitesAreTheSuitesAndAdhoc) {
+  EXPECT_EQ(shape_suite_names(),
+            (std::vector<std::string>{"llm", "square", "skinny", "small", "anchors", "adhoc"}));
 }
 
 TEST(BuildCases, RejectsABadRegex) {

@@ -1,0 +1,558 @@
+// xgemv-bench: xgemv beside cuBLAS (same buffers, same run) and OpenBLAS (host copies), each
+// shape with its stream-read ceiling; or whole decode steps as CUDA graphs (--suite decode). See
+// bench/README.md.
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device_parts.cuh"
+#include "host_bench.hpp"
+#include "lib/check.hpp"
+#include "lib/decode.hpp"
+#include "lib/measure.hpp"
+#include "lib/options.hpp"
+#include "lib/report.hpp"
+#include "lib/suites.hpp"
+#include "system_info.hpp"
+
+namespace xgemv::bench {
+namespace {
+
+// Bytes the ceiling reads for a case: the case's bytes, rounded up to whole 16-byte words.
+int64_t ceiling_bytes(const Case& c) { return (c.bytes() + 15) / 16 * 16; }
+
+std::string no_error(int) { return ""; }
+
+// The GPU side: operands on one device, the fp64 reference, the stream-read ceiling and the
+// device libraries (xgemv, cuBLAS) on the same buffers; for a shape case back to back over
+// rotated copies of A, for a decode step as one CUDA graph per library.
+class DeviceBench : private DeviceSession {
+ public:
+  explicit DeviceBench(int ordinal) : DeviceSession(ordinal) {}
+
+  // Device name, clocks, driver and CUDA runtime into `info`, and a line saying them.
+  void describe(RunInfo& info) const {
+    describe_device(info);
+    std::cout << "device " << info.device << " (SM clock max " << info.sm_clock_max_mhz
+              << " MHz), driver " << info.driver << ", CUDA " << info.cuda << "\n";
+  }
+
+  int sm_clock_mhz() const { return nvml_->sm_clock_mhz(); }
+
+  // Shape cases: the buffers once, for the largest of `cases`; throws if they do not fit.
+  void reserve(const std::vector<Case>& cases) {
+    int64_t pool = 0, x = 0, y = 0, y_elements = 1;
+    for (const Case& c : cases) {
+      const int64_t size = element_size(c.dtype);
+      const int64_t x_bytes = c.x_elements() * size;
+      const int64_t y_bytes = c.y_elements() * size;
+      // Room for the ceiling's read from the last copy, which runs past A by X + Y.
+      pool = std::max(pool, rotation_layout(c.a_bytes()).pool_bytes() + x_bytes + y_bytes + 256);
+      x = std::max(x, x_bytes);
+      y = std::max(y, y_bytes);
+      y_elements = std::max(y_elements, c.y_length() * c.nrhs);
+    }
+    pool_.allocate(pool, "the rotation pool of A copies");
+    x_.allocate(x, "x");
+    y_.allocate(y, "y");
+    y_initial_.allocate(y, "initial y");
+    y_ref_.allocate(y_elements * int64_t{sizeof(double)}, "reference y");
+  }
+
+  // Fills fresh random operands and computes the reference (y_ref, fp64, logical order), then
+  // gives the ceiling's record and one per library options wants for the case, each checked
+  // against the reference and timed if correct.
+  std::vector<Record> run(const Case& c, const Options& options, std::vector<double>& reference) {
+    return with_element_type(
+        c.dtype, [&](auto value) { return run_case<decltype(value)>(c, options, reference); });
+  }
+
+  // Decode steps: frees the previous step's buffers, then allocates this step's.
+  void reserve(const DecodeStep& step) {
+    const struct {
+      DeviceMemory* buffer;
+      int64_t bytes;
+      const char* what;
+    } buffers[] = {
+        {&pool_, step.weight_buffer_bytes, "the step's weights"},
+        {&x_, step.x_buffer_bytes, "the step's x vectors"},
+        {&y_, step.y_buffer_bytes, "the step's y vectors"},
+        {&y_ref_, step.largest_output() * step.nrhs * int64_t{sizeof(double)}, "reference y"},
+    };
+    // The previous step's buffers of another size go first: two steps need not fit together (the
+    // steps of one model at several nrhs keep its weights).
+    for (const auto& b : buffers)
+      if (b.buffer->pointer && b.buffer->bytes != b.bytes)
+        b.buffer->release("freeing the previous step's buffers");
+    for (const auto& b : buffers)
+      if (!b.buffer->pointer) b.buffer->allocate(b.bytes, b.what);
+  }
+
+  // On the reserved step: fills fresh random operands of `dtype`, computes every GEMV's
+  // reference, then gives the records of the reads and of every library options wants, the step
+  // captured as one graph, checked after one replay, then timed by replays.
+  std::vector<Record> run(const DecodeStep& step, Dtype dtype, const Options& options) {
+    if (pool_.bytes != step.weight_buffer_bytes || y_.bytes != step.y_buffer_bytes)
+      throw std::logic_error("run() of a step that reserve() did not allocate");
+    if (dtype == Dtype::fp16) return run_step<__half>(step, options);
+    if (dtype == Dtype::bf16) return run_step<__nv_bfloat16>(step, options);
+    throw std::invalid_argument("the decode suite runs bf16 and fp16");
+  }
+
+ private:
+  // --- shape cases -----------------------------------------------------------------------------
+
+  template <class T>
+  std::vector<Record> run_case(const Case& c, const Options& options, std::vector<double>& y_ref) {
+    const RotationLayout layout = rotation_layout(c.a_bytes());
+    fill(pool_.as<T>(), layout.pool_bytes() / int64_t{sizeof(T)}, kSeedA);
+    fill(x_.as<T>(), c.x_elements(), kSeedX);
+    fill(y_initial_.as<T>(), c.y_elements(), kSeedY);
+    y_ref = reference<T>({c.transposed(), c.m, c.n, c.lda(), c.incx, c.incy, c.alpha, c.beta,
+                          pool_.as<T>(), x_.as<T>(), y_initial_.as<T>(), y_ref_.as<double>(),
+                          c.nrhs, c.ldx(), c.ldy()});
+
+    const std::string mode = options.graph ? "graph" : "stream";
+    std::vector<Record> records = {case_record(c, kCeiling, "stream_read", mode)};
+    time_calls(records.back(), c, layout, options, [&](int64_t copy) {
+      return enqueue_stream_read(pool_.as<char>() + copy * layout.copy_stride_bytes,
+                                 ceiling_bytes(c) / 16);
+    });
+
+    const int64_t copy_stride = layout.copy_stride_bytes / int64_t{sizeof(T)};
+    using S = Scalar<T>;
+    Problem<T> problem{c.op,
+                       c.m,
+                       c.n,
+                       c.lda(),
+                       static_cast<S>(c.alpha),
+                       pool_.as<T>(),
+                       x_.as<T>(),
+                       c.incx,
+                       static_cast<S>(c.beta),
+                       y_.as<T>(),
+                       c.incy,
+                       c.nrhs,
+                       c.ldx(),
+                       c.ldy()};
+    for (const DeviceLibrary<T>& library : device_libraries<T>()) {
+      if (!options.runs_row(library.name, c.nrhs)) continue;
+      Record& r = records.emplace_back(case_record(c, library.name, library.function, mode));
+      if (const std::string why = library.restriction(c); !why.empty()) {
+        r.status = "skipped: " + why;
+        continue;
+      }
+      problem.a = pool_.as<T>();
+      reset_y<T>(c);
+      if (const std::string error = library.call(handles_, problem); !error.empty()) {
+        r.status = "error: " + error;
+        continue;
+      }
+      // Which kernel variant served the case: "xgemv_hgemv/t_rowblock_32".
+      if (library.name.rfind("xgemv", 0) == 0)
+        if (const char* variant = xgemv_get_last_kernel_variant(handles_.xgemv))
+          r.function += std::string("/") + variant;
+      r.add_check("", compare_to_reference(c, read_y<T>(c), y_ref));
+      if (r.failed()) continue;
+      time_calls(r, c, layout, options, [&](int64_t copy) {
+        problem.a = pool_.as<T>() + copy * copy_stride;
+        return library.call(handles_, problem);
+      });
+    }
+    return records;
+  }
+
+  // Y before a checked call: NaN everywhere when beta == 0 (all-ones bytes are NaN in every
+  // type here), else the initial random values.
+  template <class T>
+  void reset_y(const Case& c) {
+    const size_t bytes = static_cast<size_t>(c.y_elements()) * sizeof(T);
+    check_cuda(c.beta == 0 ? cudaMemsetAsync(y_.pointer, 0xFF, bytes, handles_.stream)
+                           : cudaMemcpyAsync(y_.pointer, y_initial_.pointer, bytes,
+                                             cudaMemcpyDeviceToDevice, handles_.stream),
+               "reset y");
+  }
+
+  // Y after a call, logical order, column after column (a fault in the call surfaces here and
+  // ends the run).
+  template <class T>
+  std::vector<double> read_y(const Case& c) {
+    const std::vector<T> stored = copy_to_host<T>(y_.pointer, c.y_elements(), "the checked call");
+    std::vector<double> values(stored.size());
+    std::transform(stored.begin(), stored.end(), values.begin(), to_double<T>);
+    std::vector<double> logical;
+    logical.reserve(static_cast<size_t>(c.y_length() * c.nrhs));
+    for (int64_t column = 0; column < c.nrhs; ++column) {
+      const std::vector<double> y =
+          gather_vector(values.data() + column * c.ldy(), c.y_length(), c.incy);
+      logical.insert(logical.end(), y.begin(), y.end());
+    }
+    return logical;
+  }
+
+  // Medians of batches of back-to-back calls after warm-up, each call on the next copy of A;
+  // in graph mode each batch is one replay of a captured batch.
+  void time_calls(Record& r, const Case& c, const RotationLayout& layout, const Options& options,
+                  const std::function<std::string(int64_t)>& enqueue) {
+    TimingPlan plan = plan_timing(c.bytes(), options.quick);
+    if (options.graph) plan.calls_per_batch = static_cast<int>(graph_calls(plan, layout.copies));
+    // A graph replays the same calls, so it cycles through only as many copies as it calls.
+    r.copies =
+        options.graph ? std::min<int64_t>(layout.copies, plan.calls_per_batch) : layout.copies;
+    r.calls_per_batch = plan.calls_per_batch;
+    int64_t next_copy = 0;
+    const auto enqueue_batch = [&]() -> std::string {
+      for (int call = 0; call < plan.calls_per_batch; ++call) {
+        if (std::string error = enqueue(next_copy); !error.empty()) return error;
+        next_copy = (next_copy + 1) % layout.copies;
+      }
+      return "";
+    };
+    const Graph graph = options.graph ? capture(enqueue_batch) : Graph();
+    std::vector<double> us;
+    std::string error = graph.error;
+    if (error.empty())
+      error = time_repetitions(
+          plan.warmup_batches, plan.batches, plan.calls_per_batch, no_error,
+          [&] { return graph.exec ? launch(graph) : enqueue_batch(); }, us);
+    if (error.empty())
+      r.set_times(us);
+    else
+      r.status = "error: " + error;
+  }
+
+  // --- decode steps ----------------------------------------------------------------------------
+
+  template <class T>
+  std::vector<Record> run_step(const DecodeStep& step, const Options& options) {
+    constexpr Dtype dtype = std::is_same_v<T, __half> ? Dtype::fp16 : Dtype::bf16;
+    fill(pool_.as<T>(), pool_.bytes / int64_t{sizeof(T)}, kSeedA);
+    fill(x_.as<T>(), x_.bytes / int64_t{sizeof(T)}, kSeedX);
+    std::vector<std::vector<double>> references;  // of every GEMV, in step order
+    for (const DecodeGemv& gemv : step.gemvs) {
+      const Problem<T> p = gemv_problem<T>(gemv);
+      references.push_back(
+          reference<T>({true, p.m, p.n, p.lda, p.incx, p.incy, p.alpha, p.beta, p.a, p.x, p.y,
+                        y_ref_.as<double>(), p.nrhs, p.ldx, p.ldy}));
+    }
+    const TimingPlan plan = plan_batches(options.quick);
+
+    // The reads write nothing to check (the weights they read are random).
+    std::vector<Record> records;
+    const auto read = [&](const char* name, const std::function<std::string()>& enqueue) {
+      time_graph(records.emplace_back(step_record(step, dtype, name, "stream_read")),
+                 capture(enqueue), plan);
+    };
+    read(kOneRead, [&] { return enqueue_stream_read(pool_.pointer, pool_.bytes / 16); });
+    read(kPerGemvReads, [&] {
+      for (const DecodeGemv& gemv : step.gemvs)
+        if (std::string error = enqueue_stream_read(pool_.as<char>() + gemv.weight_offset,
+                                                    (gemv.weight_bytes() + 15) / 16);
+            !error.empty())
+          return error;
+      return std::string();
+    });
+    for (const DeviceLibrary<T>& library : device_libraries<T>()) {
+      if (!options.runs_row(library.name, step.nrhs)) continue;
+      records.push_back(measure_library(step, library, library.name, false, references, plan));
+      if (library.name == "xgemv")
+        records.push_back(measure_library(step, library, kXgemvEarlyStart, true, references, plan));
+    }
+    return records;
+  }
+
+  template <class T>
+  Problem<T> gemv_problem(const DecodeGemv& gemv) const {
+    return {'T',
+            gemv.in,
+            gemv.out,
+            gemv.in,
+            1.0f,
+            reinterpret_cast<const T*>(pool_.as<char>() + gemv.weight_offset),
+            reinterpret_cast<const T*>(x_.as<char>() + gemv.x_offset),
+            1,
+            0.0f,
+            reinterpret_cast<T*>(y_.as<char>() + gemv.y_offset),
+            1,
+            gemv.nrhs,
+            gemv.in,
+            gemv.out};
+  }
+
+  // Median of timed replays after warm-up ones, each between two events.
+  void time_graph(Record& r, const Graph& graph, const TimingPlan& plan) {
+    r.kernels = graph.kernels;
+    if (!graph.error.empty()) {
+      r.status = "error: " + graph.error;
+      return;
+    }
+    std::vector<double> us;
+    time_repetitions(
+        plan.warmup_batches, plan.batches, 1, no_error, [&] { return launch(graph); }, us);
+    r.set_times(us);
+  }
+
+  template <class T>
+  Record measure_library(const DecodeStep& step, const DeviceLibrary<T>& library,
+                         const std::string& name, bool early_start,
+                         const std::vector<std::vector<double>>& references,
+                         const TimingPlan& plan) {
+    Record r = step_record(step, std::is_same_v<T, __half> ? Dtype::fp16 : Dtype::bf16, name,
+                           library.function);
+    for (const DecodeGemv& gemv : step.gemvs)
+      if (const std::string why = library.restriction(decode_gemv_case(step, gemv, r.dtype));
+          !why.empty()) {
+        r.status = "skipped: " + why;
+        return r;
+      }
+    const bool is_xgemv = library.name.rfind("xgemv", 0) == 0;
+    std::vector<std::string> variants;  // xgemv's kernel variants, in order of first use
+    const auto enqueue_step = [&]() -> std::string {
+      for (const DecodeGemv& gemv : step.gemvs) {
+        if (const std::string error = library.call(handles_, gemv_problem<T>(gemv)); !error.empty())
+          return gemv.tag + ": " + error;
+        if (!is_xgemv) continue;
+        if (const char* variant = xgemv_get_last_kernel_variant(handles_.xgemv);
+            variant && std::find(variants.begin(), variants.end(), variant) == variants.end())
+          variants.emplace_back(variant);
+      }
+      return "";
+    };
+    Graph graph;
+    if (is_xgemv) {
+      // The flag is read as each call launches, so it is set for the capture and restored after.
+      int previous = 0;
+      check_xgemv(xgemv_get_early_start(handles_.xgemv, &previous), "xgemv_get_early_start");
+      check_xgemv(xgemv_set_early_start(handles_.xgemv, early_start ? 1 : 0),
+                  "xgemv_set_early_start");
+      graph = capture(enqueue_step);
+      check_xgemv(xgemv_set_early_start(handles_.xgemv, previous), "xgemv_set_early_start");
+      for (size_t i = 0; i < variants.size(); ++i) r.function += (i == 0 ? "/" : "+") + variants[i];
+    } else {
+      graph = capture(enqueue_step);
+    }
+    r.kernels = graph.kernels;
+    if (!graph.error.empty()) {
+      r.status = "error: " + graph.error;
+      return r;
+    }
+    check_replay<T>(r, step, graph, references);
+    if (r.status == "ok") time_graph(r, graph, plan);
+    return r;
+  }
+
+  // Every GEMV's Y after one replay, against its reference; Y is NaN before the replay, so a
+  // GEMV that writes nothing fails.
+  template <class T>
+  void check_replay(Record& r, const DecodeStep& step, const Graph& graph,
+                    const std::vector<std::vector<double>>& references) {
+    check_cuda(cudaMemsetAsync(y_.pointer, 0xFF, static_cast<size_t>(y_.bytes), handles_.stream),
+               "poison y");
+    launch(graph);
+    const std::vector<T> y =
+        copy_to_host<T>(y_.pointer, y_.bytes / int64_t{sizeof(T)}, "the checked replay");
+    for (size_t i = 0; i < step.gemvs.size(); ++i) {
+      const DecodeGemv& gemv = step.gemvs[i];
+      const T* first = y.data() + gemv.y_offset / int64_t{sizeof(T)};
+      std::vector<double> values(static_cast<size_t>(gemv.out * gemv.nrhs));
+      std::transform(first, first + values.size(), values.begin(), to_double<T>);
+      r.add_check(gemv.tag, compare_to_reference(decode_gemv_case(step, gemv, r.dtype), values,
+                                                 references[i]));
+    }
+  }
+
+  // Shape cases: the rotated copies of A, X, Y, the initial Y; decode steps: the step's weights,
+  // X and Y vectors. Both: the reference's Y.
+  DeviceMemory pool_, x_, y_, y_initial_, y_ref_;
+};
+
+std::string version_text() {
+  return "xgemv-bench " XGEMV_PROJECT_VERSION ", libxgemv " + std::string(xgemv_version_string()) +
+         ", commit " + project_commit("");
+}
+
+std::string comma_separated(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
+// The GPU, or nullptr with the reason there is none.
+std::unique_ptr<DeviceBench> open_device(int ordinal, std::string& why_not) {
+  if (nvidia_driver_or_gpu_missing()) {
+    why_not = xgemv_status_string(XGEMV_STATUS_NO_DEVICE);
+    return nullptr;
+  }
+  try {
+    why_not = device_unavailable(ordinal);
+    return why_not.empty() ? std::make_unique<DeviceBench>(ordinal) : nullptr;
+  } catch (const std::exception& error) {
+    why_not = error.what();
+    return nullptr;
+  }
+}
+
+// Whole decode steps. The exit code: 0, 1 when a record failed, 2 when the run could not start
+// or had to stop (the records so far are written).
+int run_decode(const Options& options, RunInfo info) {
+  std::vector<DecodeStep> steps;
+  std::vector<Dtype> dtypes;
+  try {
+    steps = plan_decode_steps(options);
+    dtypes = decode_dtypes(options);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "xgemv-bench: " << error.what() << '\n';
+    return 2;
+  }
+  std::string nrhs_text;
+  for (int64_t nrhs : options.nrhs_values())
+    nrhs_text += (nrhs_text.empty() ? "" : ",") + std::to_string(nrhs);
+  const size_t models = steps.size() / options.nrhs_values().size();
+  if (options.list) {
+    for (const DecodeStep& step : steps) std::cout << "decode " << describe_step(step) << '\n';
+    std::cout << models << " models, " << dtypes.size() << " dtypes"
+              << (options.nrhs_sweep() ? ", nrhs " + nrhs_text : "") << "\n";
+    return 0;
+  }
+  std::string why_no_gpu;
+  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
+  if (!device) {
+    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the decode suite needs one\n";
+    return 2;
+  }
+  info.mode = "graph";
+  const TimingPlan plan = plan_batches(options.quick);
+  info.method = "one CUDA graph per step and library, median of " + std::to_string(plan.batches) +
+                " replays after " + std::to_string(plan.warmup_batches) +
+                " warm-up replays; every GEMV's output checked after one replay";
+  device->describe(info);
+  std::cout << "commit " << info.commit << ", decode: " << models << " models x " << dtypes.size()
+            << " dtypes" << (options.nrhs_sweep() ? " x nrhs " + nrhs_text : "") << ", "
+            << info.method << (info.quick ? " (quick)" : "") << "\n"
+            << progress_header() << std::endl;
+
+  std::vector<Record> records;
+  int exit_code = 0;
+  try {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      std::cout << "[" << i + 1 << "/" << steps.size() << "] " << describe_step(steps[i])
+                << std::endl;
+      device->reserve(steps[i]);
+      for (Dtype dtype : dtypes) {
+        std::vector<Record> step_records = device->run(steps[i], dtype, options);
+        const int sm_clock = device->sm_clock_mhz();  // sampled after the step's records
+        for (Record& r : step_records) r.sm_clock_mhz = sm_clock;
+        derive_metrics(step_records);
+        for (const Record& r : step_records) std::cout << progress_line(r) << std::endl;
+        records.insert(records.end(), step_records.begin(), step_records.end());
+      }
+    }
+  } catch (const std::exception& error) {
+    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
+    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
+    exit_code = 2;
+  }
+  return finish_run(options.out_dir, info, records, exit_code);
+}
+
+// The shape cases: on the GPU when there is one, OpenBLAS on the host.
+int run_shapes(const Options& options, RunInfo info) {
+  std::vector<Case> cases;
+  try {
+    cases = build_cases(options);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "xgemv-bench: " << error.what() << '\n';
+    return 2;
+  }
+  if (options.list) {
+    for (const Case& c : cases)
+      std::cout << c.suite << ' ' << case_record(c, "", "", "").label() << "  (" << c.bytes()
+                << " bytes)\n";
+    std::cout << cases.size() << " cases\n";
+    return 0;
+  }
+  if (cases.empty()) {
+    std::cerr << "xgemv-bench: no case matches the filters\n";
+    return 2;
+  }
+  info.method = "medians of batches of back-to-back calls, A rotated over >= 1 GiB of copies";
+  std::string why_no_gpu;
+  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
+  if (device) {
+    device->describe(info);
+  } else {
+    if (const std::vector<std::string> named = options.device_libraries_named(); !named.empty()) {
+      std::cerr << "xgemv-bench: --lib " << comma_separated(named) << " needs a GPU: " << why_no_gpu
+                << '\n';
+      return 2;
+    }
+    // Only the OpenBLAS rows can run: the cases they cannot (fp16, bf16; several vectors) are
+    // not counted.
+    const size_t case_count = cases.size();
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [](const Case& c) { return !HostBench::supports(c); }),
+                cases.end());
+    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): OpenBLAS only, on the "
+              << cases.size() << " fp32/fp64 " << (options.nrhs_sweep() ? "one-vector " : "")
+              << "cases of " << case_count << "\n";
+    if (cases.empty()) {
+      std::cerr << "xgemv-bench: no case left to run without a GPU\n";
+      return 2;
+    }
+  }
+  std::cout << "host " << info.host_cpu << "; " << info.host_blas << "\ncommit " << info.commit
+            << ", " << cases.size() << " cases, " << info.mode << (info.quick ? ", quick" : "")
+            << "\n"
+            << progress_header() << std::endl;
+
+  HostBench host;
+  std::vector<Record> records;
+  int exit_code = 0;
+  try {
+    if (device) device->reserve(cases);
+    if (options.wants_library("openblas")) host.reserve(cases);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      std::vector<double> reference;
+      std::vector<Record> case_records;
+      if (device) case_records = device->run(c, options, reference);
+      if (options.runs_row("openblas", c.nrhs) && HostBench::supports(c)) {
+        host.prepare(c);
+        if (!device) reference = host.reference(c);
+        case_records.push_back(host.run_openblas(c, reference, options));
+      }
+      const int sm_clock = device ? device->sm_clock_mhz() : 0;  // sampled after the case
+      for (Record& r : case_records) r.sm_clock_mhz = sm_clock;
+      derive_metrics(case_records);
+      for (const Record& r : case_records)
+        std::cout << progress_line(
+                         r, "[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] ")
+                  << std::endl;
+      records.insert(records.end(), case_records.begin(), case_records.end());
+    }
+  } catch (const std::exception& error) {
+    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
+    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
+    exit_code = 2;
+  }
+  return finish_run(options.out_dir, info, records, exit_code);
+}
+
+int run(int argc, char** argv) {
+  const auto parsed =
+      CommandLine<Options>(version_text, XGEMV_BENCH_DEFAULT_OUT_DIR).parse_or_exit(argc, argv);
+  if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
+  const Options& options = std::get<Options>(parsed);
+  const RunInfo info =
+      describe_run(argc, argv, options, HostBench::describe(), options.graph ? "graph" : "stream");
+  return options.decode() ? run_decode(options, info) : run_shapes(options, info);
+}
+
+}  // namespace
+}  // namespace xgemv::bench
+
+int main(int argc, char** argv) { return xgemv::bench::run(argc, argv); }
