@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <xgemv/xgemv_quant.h>
+
 #include "device_parts.cuh"
 #include "host_bench.hpp"
 #include "lib/check.hpp"
@@ -17,6 +19,7 @@
 #include "lib/options.hpp"
 #include "lib/report.hpp"
 #include "lib/suites.hpp"
+#include "lib/weights.hpp"
 #include "system_info.hpp"
 
 namespace xgemv::bench {
@@ -26,6 +29,27 @@ namespace {
 int64_t ceiling_bytes(const Case& c) { return (c.bytes() + 15) / 16 * 16; }
 
 std::string no_error(int) { return ""; }
+
+// One xgemv_qweight per rotated copy of a quantized storage, destroyed with the holder.
+struct QuantizedCopies {
+  std::vector<xgemv_qweight> weights;
+  QuantizedCopies() = default;
+  QuantizedCopies(const QuantizedCopies&) = delete;
+  QuantizedCopies& operator=(const QuantizedCopies&) = delete;
+  ~QuantizedCopies() {
+    for (xgemv_qweight w : weights) xgemv_qweight_destroy(w);
+  }
+  void add(const xgemv_qweight_info& info, void* storage) {
+    xgemv_qweight w = nullptr;
+    check_xgemv(xgemv_qweight_create(&w, &info, storage), "xgemv_qweight_create");
+    weights.push_back(w);
+  }
+};
+
+template <class T>
+constexpr xgemv_datatype datatype_of() {
+  return std::is_same_v<T, __half> ? XGEMV_R_16F : XGEMV_R_16BF;
+}
 
 // The GPU side: operands on one device, the fp64 reference, the stream-read ceiling and the
 // device libraries (xgemv, cuBLAS) on the same buffers; for a shape case back to back over
@@ -118,7 +142,7 @@ class DeviceBench : private DeviceSession {
 
     const std::string mode = options.graph ? "graph" : "stream";
     std::vector<Record> records = {case_record(c, kCeiling, "stream_read", mode)};
-    time_calls(records.back(), c, layout, options, [&](int64_t copy) {
+    time_calls(records.back(), c.bytes(), layout, options, [&](int64_t copy) {
       return enqueue_stream_read(pool_.as<char>() + copy * layout.copy_stride_bytes,
                                  ceiling_bytes(c) / 16);
     });
@@ -158,12 +182,85 @@ class DeviceBench : private DeviceSession {
           r.function += std::string("/") + variant;
       r.add_check("", compare_to_reference(c, read_y<T>(c), y_ref));
       if (r.failed()) continue;
-      time_calls(r, c, layout, options, [&](int64_t copy) {
+      time_calls(r, c.bytes(), layout, options, [&](int64_t copy) {
         problem.a = pool_.as<T>() + copy * copy_stride;
         return library.call(handles_, problem);
       });
     }
+    if constexpr (kIs16Bit<T>)
+      if (c.transposed() && c.incx == 1 && c.incy == 1)
+        for (const std::string& name : options.weights) {
+          std::vector<Record> quantized =
+              run_quantized<T>(c, *parse_weight_format(name), mode, options);
+          records.insert(records.end(), quantized.begin(), quantized.end());
+        }
     return records;
+  }
+
+  // The case's A (copy 0) quantized to `format` (xgemv_qweight_quantize) in rotated copies of its
+  // storage: the stream read of the bytes a call reads, then xgemv_qgemv_nrhs checked against
+  // the reference of the weight's own dequantized values and timed over the copies.
+  template <class T>
+  std::vector<Record> run_quantized(const Case& c, const WeightFormat& format,
+                                    const std::string& mode, const Options& options) {
+    Case quantized_case = c;
+    quantized_case.format = format.name;
+    Record ceiling = case_record(quantized_case, kCeiling, "stream_read", mode);
+    Record row = case_record(quantized_case, kXgemvQuantized, "xgemv_qgemv_nrhs", mode);
+    const xgemv_qweight_info info = weight_info(format, c.dtype, c.n, c.m);
+    xgemv_qweight_layout layout;
+    if (const xgemv_status status = xgemv_qweight_get_layout(&info, &layout);
+        status != XGEMV_STATUS_SUCCESS) {
+      row.status = std::string("skipped: ") + xgemv_status_string(status);
+      return {row};
+    }
+    const int64_t bytes = quantized_call_bytes(layout, c.dtype, c.n, c.m, c.nrhs);
+    for (Record* r : {&ceiling, &row}) {
+      r->matrix_bytes = static_cast<int64_t>(layout.codes_bytes);
+      r->bytes = bytes;
+    }
+    const RotationLayout rotation = rotation_layout(static_cast<int64_t>(layout.bytes));
+    // Room for the ceiling's read from the last copy, which runs past the storage by X + Y.
+    DeviceMemory storage, dequantized;
+    storage.allocate(rotation.pool_bytes() + bytes + 256, "the quantized copies");
+    dequantized.allocate(c.a_bytes(), "the dequantized A");
+    QuantizedCopies copies;
+    for (int64_t copy = 0; copy < rotation.copies; ++copy)
+      copies.add(info, storage.as<char>() + copy * rotation.copy_stride_bytes);
+    check_xgemv(xgemv_qweight_quantize(handles_.xgemv, copies.weights[0], pool_.pointer, c.m),
+                "xgemv_qweight_quantize");
+    for (int64_t copy = 1; copy < rotation.copies; ++copy)
+      check_cuda(cudaMemcpyAsync(storage.as<char>() + copy * rotation.copy_stride_bytes,
+                                 storage.pointer, layout.bytes, cudaMemcpyDeviceToDevice,
+                                 handles_.stream),
+                 "copy the quantized storage");
+    check_xgemv(xgemv_qweight_dequantize(handles_.xgemv, copies.weights[0], dequantized.pointer,
+                                         c.m, datatype_of<T>()),
+                "xgemv_qweight_dequantize");
+    const std::vector<double> y_ref =
+        reference<T>({true, c.m, c.n, c.m, 1, 1, c.alpha, c.beta, dequantized.as<T>(), x_.as<T>(),
+                      y_initial_.as<T>(), y_ref_.as<double>(), c.nrhs, c.ldx(), c.ldy()});
+
+    time_calls(ceiling, bytes, rotation, options, [&](int64_t copy) {
+      return enqueue_stream_read(storage.as<char>() + copy * rotation.copy_stride_bytes,
+                                 (bytes + 15) / 16);
+    });
+    const float alpha = static_cast<float>(c.alpha), beta = static_cast<float>(c.beta);
+    const auto call = [&](int64_t copy) {
+      return xgemv_status_text(xgemv_qgemv_nrhs(handles_.xgemv, &alpha, copies.weights[copy],
+                                                x_.pointer, c.ldx(), &beta, y_.pointer, c.ldy(),
+                                                datatype_of<T>(), c.nrhs));
+    };
+    reset_y<T>(c);
+    if (const std::string error = call(0); !error.empty()) {
+      row.status = "error: " + error;
+      return {ceiling, row};
+    }
+    if (const char* variant = xgemv_get_last_kernel_variant(handles_.xgemv))
+      row.function += std::string("/") + variant;
+    row.add_check("", compare_to_reference(c, read_y<T>(c), y_ref));
+    if (!row.failed()) time_calls(row, bytes, rotation, options, call);
+    return {ceiling, row};
   }
 
   // Y before a checked call: NaN everywhere when beta == 0 (all-ones bytes are NaN in every
@@ -196,9 +293,9 @@ class DeviceBench : private DeviceSession {
 
   // Medians of batches of back-to-back calls after warm-up, each call on the next copy of A;
   // in graph mode each batch is one replay of a captured batch.
-  void time_calls(Record& r, const Case& c, const RotationLayout& layout, const Options& options,
+  void time_calls(Record& r, int64_t bytes, const RotationLayout& layout, const Options& options,
                   const std::function<std::string(int64_t)>& enqueue) {
-    TimingPlan plan = plan_timing(c.bytes(), options.quick);
+    TimingPlan plan = plan_timing(bytes, options.quick);
     if (options.graph) plan.calls_per_batch = static_cast<int>(graph_calls(plan, layout.copies));
     // A graph replays the same calls, so it cycles through only as many copies as it calls.
     r.copies =
@@ -261,6 +358,108 @@ class DeviceBench : private DeviceSession {
       records.push_back(measure_library(step, library, library.name, false, references, plan));
       if (library.name == "xgemv")
         records.push_back(measure_library(step, library, kXgemvEarlyStart, true, references, plan));
+    }
+    // Last: each quantized format replaces the dense weights by its dequantized values.
+    for (const std::string& name : options.weights) {
+      std::vector<Record> quantized = run_quantized_step<T>(step, *parse_weight_format(name), plan);
+      records.insert(records.end(), quantized.begin(), quantized.end());
+    }
+    return records;
+  }
+
+  // The step with every matrix quantized to `format` (one storage after the other): its reads,
+  // and xgemv_qgemv_nrhs plain and with early start, each as one graph, checked against the
+  // references of the dequantized weights (written over the dense ones) and timed by replays.
+  template <class T>
+  std::vector<Record> run_quantized_step(const DecodeStep& step, const WeightFormat& format,
+                                         const TimingPlan& plan) {
+    constexpr Dtype dtype = std::is_same_v<T, __half> ? Dtype::fp16 : Dtype::bf16;
+    std::vector<xgemv_qweight_info> infos;
+    std::vector<xgemv_qweight_layout> layouts(step.gemvs.size());
+    std::vector<int64_t> offsets;
+    int64_t storage_bytes = 0, call_bytes = 0, codes_bytes = 0;
+    for (size_t i = 0; i < step.gemvs.size(); ++i) {
+      const DecodeGemv& gemv = step.gemvs[i];
+      infos.push_back(weight_info(format, dtype, gemv.out, gemv.in));
+      if (const xgemv_status status = xgemv_qweight_get_layout(&infos[i], &layouts[i]);
+          status != XGEMV_STATUS_SUCCESS) {
+        Record r = step_record(step, dtype, kXgemvQuantized, "xgemv_qgemv_nrhs");
+        r.format = format.name;
+        r.status = std::string("skipped: ") + gemv.tag + ": " + xgemv_status_string(status);
+        return {r};
+      }
+      offsets.push_back(storage_bytes);
+      storage_bytes += static_cast<int64_t>(layouts[i].bytes);
+      call_bytes += quantized_call_bytes(layouts[i], dtype, gemv.out, gemv.in, step.nrhs);
+      codes_bytes += static_cast<int64_t>(layouts[i].codes_bytes);
+    }
+    DeviceMemory storage;
+    storage.allocate(storage_bytes, "the step's quantized weights");
+    QuantizedCopies weights;
+    std::vector<std::vector<double>> references;
+    for (size_t i = 0; i < step.gemvs.size(); ++i) {
+      const DecodeGemv& gemv = step.gemvs[i];
+      weights.add(infos[i], storage.as<char>() + offsets[i]);
+      char* dense = pool_.as<char>() + gemv.weight_offset;
+      check_xgemv(xgemv_qweight_quantize(handles_.xgemv, weights.weights[i], dense, gemv.in),
+                  "xgemv_qweight_quantize");
+      check_xgemv(xgemv_qweight_dequantize(handles_.xgemv, weights.weights[i], dense, gemv.in,
+                                           datatype_of<T>()),
+                  "xgemv_qweight_dequantize");
+      const Problem<T> p = gemv_problem<T>(gemv);
+      references.push_back(
+          reference<T>({true, p.m, p.n, p.lda, p.incx, p.incy, p.alpha, p.beta, p.a, p.x, p.y,
+                        y_ref_.as<double>(), p.nrhs, p.ldx, p.ldy}));
+    }
+    const auto step_of = [&](const char* lib, const char* function) {
+      Record r = step_record(step, dtype, lib, function);
+      r.format = format.name;
+      r.matrix_bytes = codes_bytes;
+      r.bytes = call_bytes;
+      return r;
+    };
+    std::vector<Record> records;
+    const auto read = [&](const char* name, const std::function<std::string()>& enqueue) {
+      time_graph(records.emplace_back(step_of(name, "stream_read")), capture(enqueue), plan);
+    };
+    read(kOneRead, [&] { return enqueue_stream_read(storage.pointer, storage_bytes / 16); });
+    read(kPerGemvReads, [&] {
+      for (size_t i = 0; i < step.gemvs.size(); ++i)
+        if (std::string error = enqueue_stream_read(storage.as<char>() + offsets[i],
+                                                    static_cast<int64_t>(layouts[i].bytes) / 16);
+            !error.empty())
+          return error;
+      return std::string();
+    });
+    const float one = 1, zero = 0;
+    for (const bool early_start : {false, true}) {
+      Record& r = records.emplace_back(
+          step_of(early_start ? kXgemvQuantizedEarlyStart : kXgemvQuantized, "xgemv_qgemv_nrhs"));
+      const char* variant = nullptr;
+      const auto enqueue_step = [&]() -> std::string {
+        for (size_t i = 0; i < step.gemvs.size(); ++i) {
+          const DecodeGemv& gemv = step.gemvs[i];
+          if (const std::string error = xgemv_status_text(xgemv_qgemv_nrhs(
+                  handles_.xgemv, &one, weights.weights[i], x_.as<char>() + gemv.x_offset, gemv.in,
+                  &zero, y_.as<char>() + gemv.y_offset, gemv.out, datatype_of<T>(), gemv.nrhs));
+              !error.empty())
+            return gemv.tag + ": " + error;
+          if (!variant) variant = xgemv_get_last_kernel_variant(handles_.xgemv);
+        }
+        return "";
+      };
+      check_xgemv(xgemv_set_early_start(handles_.xgemv, early_start ? 1 : 0),
+                  "xgemv_set_early_start");
+      const Graph graph = capture(enqueue_step);
+      check_xgemv(xgemv_set_early_start(handles_.xgemv, 0), "xgemv_set_early_start");
+      if (variant) r.function += std::string("/") + variant;
+      r.kernels = graph.kernels;
+      if (!graph.error.empty()) {
+        r.status = "error: " + graph.error;
+        continue;
+      }
+      check_replay<T>(r, step, graph, references);
+      if (r.status == "ok") time_graph(r, graph, plan);
     }
     return records;
   }

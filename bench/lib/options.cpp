@@ -6,6 +6,7 @@
 
 #include "nccl_plan.hpp"
 #include "suites.hpp"
+#include "weights.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -139,6 +140,18 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
               "each, xgemv through xgemv_?gemv_nrhs and cuBLAS as a GEMM with as many "
               "columns (1 is always added)")
       ->check(CLI::PositiveNumber);
+  std::string weight_names;
+  for (const std::string& name : weight_format_examples())
+    weight_names += (weight_names.empty() ? "" : ", ") + name;
+  list_option(app_, "--weights", options_.weights,
+              "Quantized weights (" + weight_names +
+                  "): every 16-bit op T case and decode step also runs xgemv_qgemv_nrhs on A "
+                  "quantized to each, beside the stream read of the bytes it reads")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            return parse_weight_format(text) ? std::string() : "unknown weight format " + text;
+          },
+          "FORMAT"));
   app_.add_option("--shape-filter", options_.shape_filter,
                   "Regex searched in '<tag> <m>x<n>', e.g. 'lmhead|down'");
   app_.add_option("--incx", options_.incx, "Increment of x (may be negative)")->check(nonzero);

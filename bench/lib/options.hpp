@@ -55,6 +55,9 @@ struct Options : RunOptions {
   // 1 always among them (time(1) divides every ratio). Empty without --nrhs: one vector, the
   // rows of a run without the option.
   std::vector<int64_t> nrhs;
+  // --weights: quantized formats (weights.hpp) every 16-bit op T case and decode step also runs
+  // in, through xgemv_qgemv_nrhs (the xgemv-q rows, and xgemv-q-early-start for decode steps).
+  std::vector<std::string> weights;
 
   bool wants_library(const std::string& name) const;
   bool nrhs_sweep() const { return !nrhs.empty(); }

@@ -119,7 +119,10 @@ void derive_metrics(std::vector<Record>& records) {
       r.bound_gbps = r.gpus * *b->second->gbps;
       r.pct_bound = 100.0 * *r.gbps / *r.bound_gbps;
     }
-    if (const auto cublas = cublas_us.find({key, r.gpus}); cublas != cublas_us.end())
+    // Quantized weights have no cuBLAS call: theirs is the dense case's.
+    Record dense = r;
+    dense.format.clear();
+    if (const auto cublas = cublas_us.find({case_key(dense), r.gpus}); cublas != cublas_us.end())
       r.speedup = cublas->second / *r.us;
     else if (const auto one = of.find({key, r.lib, 1}); one != of.end() && several_gpus.count(key))
       r.speedup = *one->second->us / *r.us;

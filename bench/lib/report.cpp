@@ -261,7 +261,8 @@ const std::vector<View>& views() {
        Scope{shape_suite_names(), {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
        "case | xgemv-nrhs us | xgemv-nrhs t/t1 | cublas-gemmex/cublas-gemm us | "
        "cublas-gemmex/cublas-gemm t/t1 | xgemv-nrhs speed-up | xgemv-nrhs % of bound"},
-      {"Decode steps (ms per step; bound: one-read)", Scope{{"decode"}, {}},
+      {"Decode steps (ms per step; bound: one-read)",
+       Scope{{"decode"}, {}}.with(&Scope::formats, {"bf16", "fp16"}),
        "case | layers | GEMVs | GB | one-read ms | per-gemv-reads ms | xgemv ms | "
        "xgemv-early-start ms | cublas ms | cublas-gemmex ms | xgemv % of bound | "
        "xgemv-early-start % of bound | xgemv speed-up | xgemv-early-start speed-up"},
@@ -269,6 +270,16 @@ const std::vector<View>& views() {
        Scope{{"decode"}, {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
        "case | xgemv-nrhs ms | xgemv-nrhs t/t1 | cublas-gemmex ms | cublas-gemmex t/t1 | "
        "xgemv-nrhs speed-up | xgemv-nrhs % of bound"},
+      {"Quantized weights: xgemv_qgemv_nrhs (bound: the stream read of the bytes it reads; "
+       "speed-up over cuBLAS on the dense 16-bit matrix; t/t1: over its own time at nrhs 1)",
+       Scope{shape_suite_names(), {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | xgemv-q us | xgemv-q t/t1 | xgemv-q GB/s | ceiling GB/s | xgemv-q % of bound | "
+       "xgemv-q speed-up | xgemv-q function"},
+      {"Decode steps with quantized weights (ms per step; speed-up over cuBLAS on the dense "
+       "16-bit step)",
+       Scope{{"decode"}, {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | GB | xgemv-q-early-start ms | xgemv-q ms | one-read ms | per-gemv-reads ms | "
+       "xgemv-q-early-start % of bound | xgemv-q speed-up | xgemv-q-early-start speed-up"},
       {"Bandwidth over P GPUs (bound: P one-GPU stream reads; speed-up over one GPU)",
        Scope{{"nccl-bandwidth"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
        "case | P | xgemv-nccl GB/s | ceiling GB/s | xgemv-nccl bound GB/s | "

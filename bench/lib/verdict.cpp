@@ -9,6 +9,7 @@
 #include "measure.hpp"
 #include "options.hpp"
 #include "suites.hpp"
+#include "weights.hpp"
 
 namespace xgemv::bench {
 namespace {
@@ -143,7 +144,8 @@ bool Scope::matches(const Record& r, bool any_gpus) const {
   return within(suites, r.suite) && within(libs, r.lib) &&
          (dtypes.empty() || std::find(dtypes.begin(), dtypes.end(), r.dtype) != dtypes.end()) &&
          nrhs.contains(r.nrhs) && (any_gpus || gpus.contains(r.gpus)) &&
-         r.matrix_bytes >= min_matrix_bytes && (tag.empty() || r.tag == tag);
+         r.matrix_bytes >= min_matrix_bytes && (tag.empty() || r.tag == tag) &&
+         within(formats, r.weight_format());
 }
 
 const std::vector<Target>& targets() {
@@ -198,6 +200,37 @@ const std::vector<Target>& targets() {
       list.push_back({line, T::failures, at_nrhs(all, 1, kAnyNrhs), Metric::speedup, 0,
                       "xgemv-nrhs FAILED on {} case(s)", names});
     }
+    // Quantized weights (--weights): xgemv_qgemv_nrhs against the stream read of the bytes it
+    // reads, its own one-vector time, and cuBLAS on the dense 16-bit matrix.
+    const std::string quant = "quant verdict (xgemv-q, llm shapes): ";
+    const std::string quant_decode = "quant decode verdict: speed-up per step over cuBLAS bf16/fp16: ";
+    const Scope quantized = Scope{{"llm"}, {kXgemvQuantized}}.with(&Scope::min_matrix_bytes,
+                                                                   int64_t{16} << 20);
+    const Scope quantized_steps{{"decode"}, {kXgemvQuantizedEarlyStart}};
+    list.insert(
+        list.end(),
+        {
+            {quant, T::at_least, quantized.with(&Scope::formats, {"int4-g128"}), Metric::pct_bound,
+             90, "int4-g128 >= 16 MiB at >= 90% of the bound, one vector", T::label, true, true},
+            {quant, T::at_least, quantized.with(&Scope::formats, {"int8", "fp8"}),
+             Metric::pct_bound, 90, "int8, fp8 >= 16 MiB at >= 90% of the bound, one vector",
+             T::label, true, true},
+            {quant, T::at_most, at_nrhs(Scope{{"llm"}, {kXgemvQuantized}}, 2, 16),
+             Metric::nrhs_ratio, 1.15, "time(nrhs)/time(1) <= 1.15x for nrhs 2..16", T::label,
+             true},
+            {quant, T::geomean,
+             Scope{{"llm"}, {kXgemvQuantized}}.with(&Scope::formats, {"int4-g128"}),
+             Metric::speedup, 0, "int4-g128 speed-up vs cuBLAS bf16/fp16, one vector:"},
+            {quant, T::failures, at_nrhs(Scope{shape_suite_names(), {kXgemvQuantized}}, 1, kAnyNrhs),
+             Metric::speedup, 0, "xgemv-q FAILED on {} case(s)"},
+        });
+    for (const char* format : {"int4-g128", "int8", "fp8"})
+      list.push_back({quant_decode, T::geomean, quantized_steps.with(&Scope::formats, {format}),
+                      Metric::speedup, 0, std::string(format), T::tag});
+    list.push_back({quant_decode, T::failures,
+                    at_nrhs(Scope{{"decode"}, {kXgemvQuantized, kXgemvQuantizedEarlyStart}}, 1,
+                            kAnyNrhs),
+                    Metric::speedup, 0, "FAILED {} row(s)"});
     // Several GPUs: the speed-up over one GPU, and the exchanges beside the split GEMV.
     list.insert(
         list.end(),

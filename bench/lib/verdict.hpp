@@ -29,6 +29,7 @@ struct Scope {
   Range nrhs, gpus;
   int64_t min_matrix_bytes = 0;
   std::string tag;
+  std::vector<std::string> formats;  // weight formats (Record::weight_format)
 
   bool matches(const Record& r, bool any_gpus = false) const;
   // A copy with one member set: scope.with(&Scope::nrhs, {2, 8}).
