@@ -31,7 +31,10 @@ std::string Record::label() const {
   }
   add(tag);
   add(layout);
-  if (m == 0) add(std::string(dtype_name(dtype)));
+  if (m == 0) {
+    add(std::string(dtype_name(dtype)));
+    add(format);
+  }
   if (nrhs != 1) add("nrhs " + std::to_string(nrhs));
   return text;
 }

@@ -30,6 +30,10 @@ struct QgemvMmaTile {
   static constexpr VariantName kName = variant_name("q_mma", kOutputs);
   static constexpr VariantFamily kFamily = VariantFamily::kQuantized;
 
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context);
+
   static bool implements(const GemvProblem &p) {
     const bool x16 = p.types.x == ElementType::kF16 || p.types.x == ElementType::kBF16;
     return is_quantized(p.types.a) && p.transposed() && x16 && p.batch_count == 1;
@@ -44,14 +48,11 @@ struct QgemvMmaTile {
     return {dim3(unsigned(tiles), unsigned(split.count), 1), dim3(kThreads), split};
   }
 
+  // The quantized family's only member takes every problem it implements.
   static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
     plan = QgemvMmaTile::plan(p, device);
     return true;
   }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
 };
 
 namespace kernels {
