@@ -160,17 +160,4 @@ __device__ __forceinline__ Fragment byte_fragment(unsigned w0, unsigned w1) {
   return f;
 }
 
-// Scale `index` of a weight's scales, widened to fp32 (the type is the weight's, uniform).
-__device__ __forceinline__ float load_scale(const void *scales, ElementType type, int64_t index) {
-  if (type == ElementType::kF16) return __half2float(__ldg(static_cast<const __half *>(scales) + index));
-  if (type == ElementType::kBF16)
-    return __bfloat162float(__ldg(static_cast<const __nv_bfloat16 *>(scales) + index));
-  return __ldg(static_cast<const float *>(scales) + index);
-}
-
-// The zero point of output r (0..15) of tile-group `tile_group` (t * G + j).
-__device__ __forceinline__ unsigned load_zero(const unsigned char *zeros, int64_t tile_group, int r) {
-  return (unsigned(__ldg(zeros + tile_group * 8 + r / 2)) >> (4 * (r % 2))) & 0xFu;
-}
-
 }  // namespace xgemv::kernels
