@@ -25,13 +25,14 @@ struct PackedGeometry {
   XGEMV_HOST_DEVICE bool group_valid(int64_t j) const { return j * group < inputs; }
 };
 
-// Several groups have a power-of-two size (32, 64, 128); one group has a shift past every input.
 inline PackedGeometry packed_geometry(const xgemv_qweight_st &weight) noexcept {
-  const int64_t group = packed_group(weight.info, weight.layout);
-  const int shift = weight.layout.scale_groups == 1 ? 62 : 63 - __builtin_clzll(uint64_t(group));
-  return {weight.info.outputs,        weight.info.inputs,       weight.layout.row_tiles,
-          weight.layout.k_blocks,     weight.layout.scale_groups, group,
-          shift};
+  return {weight.info.outputs,
+          weight.info.inputs,
+          weight.layout.row_tiles,
+          weight.layout.k_blocks,
+          weight.layout.scale_groups,
+          packed_group(weight.info, weight.layout),
+          group_shift(weight.info, weight.layout)};
 }
 
 // --- codes ----------------------------------------------------------------------------------

@@ -40,6 +40,11 @@ int64_t packed_group(const xgemv_qweight_info &info, const xgemv_qweight_layout 
   }
 }
 
+int group_shift(const xgemv_qweight_info &info, const xgemv_qweight_layout &layout) noexcept {
+  if (layout.scale_groups == 1) return 62;
+  return 63 - __builtin_clzll(uint64_t(packed_group(info, layout)));
+}
+
 xgemv_status plan_layout(const xgemv_qweight_info &info, xgemv_qweight_layout &layout) noexcept {
   layout = {};
   if (!is_format(info.format) || !is_activation_type(info.activation_type) ||
@@ -122,8 +127,7 @@ std::optional<GemvProblem> qgemv_problem(const xgemv_qweight_st &weight, const f
   p.quant.permutation =
       info.permuted ? reinterpret_cast<const int32_t *>(base + layout.permutation_offset) : nullptr;
   p.quant.scale_type = element_type(info.scale_type);
-  const int64_t group = packed_group(info, layout);
-  p.quant.group_shift = layout.scale_groups == 1 ? 62 : 63 - __builtin_clzll(uint64_t(group));
+  p.quant.group_shift = group_shift(info, layout);
   p.quant.k_blocks = layout.k_blocks;
   p.quant.scale_groups = layout.scale_groups;
   return p;

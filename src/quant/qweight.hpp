@@ -31,6 +31,9 @@ xgemv_status plan_layout(const xgemv_qweight_info &info, xgemv_qweight_layout &l
 // Inputs per scale group in the packed order: group_size (INT4), 128 (FP8_E4M3_BLOCK), or all
 // of them, padding included (the per-output formats).
 int64_t packed_group(const xgemv_qweight_info &info, const xgemv_qweight_layout &layout) noexcept;
+// Packed input k is in scale group k >> group_shift: the groups' sizes are powers of two, and a
+// single group (the per-output formats) has a shift past every input.
+int group_shift(const xgemv_qweight_info &info, const xgemv_qweight_layout &layout) noexcept;
 
 // Whether `type` is one x or y may have: the activation types, and fp32 for y.
 constexpr bool is_activation_type(xgemv_datatype type) {
