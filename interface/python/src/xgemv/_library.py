@@ -1,0 +1,192 @@
+"""libxgemv through ctypes: the C ABI's signatures, statuses as exceptions, and one handle per
+device and thread, kept on the caller's current CUDA stream.
+
+The package carries no compiled Python extension: ctypes calls the same C entry points that C
+programs call, so one build serves every torch version (only torch's Python API is used).
+"""
+import ctypes
+import os
+import pathlib
+import threading
+
+import torch
+
+_c_int64 = ctypes.c_int64
+_c_int = ctypes.c_int
+_c_char = ctypes.c_char
+_ptr = ctypes.c_void_p
+
+# Element types, the values of xgemv_datatype (those of cudaDataType_t).
+R_32F, R_64F, R_16F, R_16BF = 0, 1, 2, 14
+DATATYPE_OF_DTYPE = {torch.float32: R_32F, torch.float64: R_64F, torch.float16: R_16F,
+                     torch.bfloat16: R_16BF}
+DTYPE_OF_DATATYPE = {value: key for key, value in DATATYPE_OF_DTYPE.items()}
+
+STATUS_SUCCESS = 0
+# Statuses behind which a CUDA runtime error is recorded (xgemv_last_cuda_error).
+STATUS_CUDA_ERROR, STATUS_NO_DEVICE = 30, 32
+
+
+class XgemvError(RuntimeError):
+    """A call into libxgemv returned an error status (its name and the library's description)."""
+
+    def __init__(self, function, status):
+        self.status = status
+        super().__init__(f"xgemv: {function} failed: {describe_status(status)}")
+
+
+class QWeightInfo(ctypes.Structure):
+    _fields_ = [("format", _c_int), ("activation_type", _c_int), ("scale_type", _c_int),
+                ("outputs", _c_int64), ("inputs", _c_int64), ("group_size", _c_int64),
+                ("zero_points", _c_int), ("permuted", _c_int)]
+
+
+class QWeightLayout(ctypes.Structure):
+    _fields_ = [("bytes", ctypes.c_size_t),
+                ("codes_offset", ctypes.c_size_t), ("codes_bytes", ctypes.c_size_t),
+                ("scales_offset", ctypes.c_size_t), ("scales_bytes", ctypes.c_size_t),
+                ("zeros_offset", ctypes.c_size_t), ("zeros_bytes", ctypes.c_size_t),
+                ("permutation_offset", ctypes.c_size_t),
+                ("permutation_bytes", ctypes.c_size_t),
+                ("row_tiles", _c_int64), ("k_blocks", _c_int64), ("scale_groups", _c_int64)]
+
+
+_float_p = ctypes.POINTER(ctypes.c_float)
+# name: (argument types, result type); int results are xgemv_status.
+_SIGNATURES = {
+    "xgemv_version_string": ([], ctypes.c_char_p),
+    "xgemv_status_string": ([_c_int], ctypes.c_char_p),
+    "xgemv_cuda_error_string": ([], ctypes.c_char_p),
+    "xgemv_create": ([ctypes.POINTER(_ptr)], _c_int),
+    "xgemv_destroy": ([_ptr], _c_int),
+    "xgemv_set_stream": ([_ptr, _ptr], _c_int),
+    "xgemv_set_batch_invariant": ([_ptr, _c_int], _c_int),
+    "xgemv_set_early_start": ([_ptr, _c_int], _c_int),
+    "xgemv_get_last_kernel_variant": ([_ptr], ctypes.c_char_p),
+    # (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy), one per element type
+    **{name: ([_ptr, _c_char, _c_int64, _c_int64, _ptr, _ptr, _c_int64, _ptr, _c_int64, _ptr,
+               _ptr, _c_int64], _c_int)
+       for name in ("xgemv_sgemv", "xgemv_dgemv", "xgemv_hgemv", "xgemv_bf16gemv")},
+    # (handle, type, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs, bias)
+    "xgemv_gemv_bias": ([_ptr, _c_int, _c_char, _c_int64, _c_int64, _ptr, _ptr, _c_int64, _ptr,
+                         _c_int64, _ptr, _ptr, _c_int64, _c_int64, _ptr], _c_int),
+    "xgemv_qweight_get_layout": ([ctypes.POINTER(QWeightInfo), ctypes.POINTER(QWeightLayout)],
+                                 _c_int),
+    "xgemv_qweight_create": ([ctypes.POINTER(_ptr), ctypes.POINTER(QWeightInfo), _ptr], _c_int),
+    "xgemv_qweight_destroy": ([_ptr], _c_int),
+    "xgemv_qweight_pack": ([_ptr, _ptr, _ptr, _c_int64, _ptr, _c_int64, _ptr, _c_int64, _ptr],
+                           _c_int),
+    "xgemv_qweight_pack_gptq": ([_ptr, _ptr, _ptr, _ptr, _ptr, _ptr, _c_int], _c_int),
+    "xgemv_qweight_pack_awq": ([_ptr, _ptr, _ptr, _ptr, _ptr], _c_int),
+    "xgemv_qweight_quantize": ([_ptr, _ptr, _ptr, _c_int64], _c_int),
+    "xgemv_qweight_dequantize": ([_ptr, _ptr, _ptr, _c_int64, _c_int], _c_int),
+    # (handle, alpha, weight, X, ldx, beta, Y, ldy, y_type, nrhs, bias)
+    "xgemv_qgemv_bias": ([_ptr, _ptr, _ptr, _ptr, _c_int64, _ptr, _ptr, _c_int64, _c_int,
+                          _c_int64, _ptr], _c_int),
+}
+
+
+def _library_path():
+    """XGEMV_LIBRARY if set (a build tree's libxgemv.so, for the project's own tests), else the
+    copy installed inside this package."""
+    override = os.environ.get("XGEMV_LIBRARY")
+    if override:
+        return pathlib.Path(override)
+    return pathlib.Path(__file__).resolve().parent / "lib" / "libxgemv.so"
+
+
+def _load():
+    path = _library_path()
+    try:
+        library = ctypes.CDLL(str(path))
+    except OSError as error:
+        raise ImportError(f"xgemv: cannot load its library {path}: {error} (reinstall the "
+                          "package with `pip install ./interface/python`, or point XGEMV_LIBRARY "
+                          "at a built libxgemv.so)") from error
+    for name, (argtypes, restype) in _SIGNATURES.items():
+        function = getattr(library, name)
+        function.argtypes = argtypes
+        function.restype = restype
+    return library
+
+
+lib = _load()
+LIBRARY_PATH = _library_path()
+
+
+def describe_status(status):
+    return lib.xgemv_status_string(status).decode()
+
+
+def check(function, status):
+    """Raises XgemvError unless status is success; a CUDA error adds the runtime's words."""
+    if status != STATUS_SUCCESS:
+        error = XgemvError(function, status)
+        if status in (STATUS_CUDA_ERROR, STATUS_NO_DEVICE):
+            error.args = (f"{error.args[0]} ({lib.xgemv_cuda_error_string().decode()})",)
+        raise error
+
+
+def version():
+    return lib.xgemv_version_string().decode()
+
+
+class _Handle:
+    """An xgemv handle of one device, used by one thread, and the stream it was last set to."""
+
+    def __init__(self, device_index):
+        self.value = _ptr()
+        with torch.cuda.device(device_index):
+            check("xgemv_create", lib.xgemv_create(ctypes.byref(self.value)))
+        self.stream = 0
+        self.batch_invariant = False
+
+    def __del__(self):
+        if self.value:
+            lib.xgemv_destroy(self.value)
+
+
+_per_thread = threading.local()
+_batch_invariant = False
+
+
+def handle_for(device_index):
+    """This thread's handle for the device, set to the current stream of torch's (creating the
+    handle allocates, so the first call on a device must not be inside a graph capture)."""
+    handles = getattr(_per_thread, "handles", None)
+    if handles is None:
+        handles = _per_thread.handles = {}
+    handle = handles.get(device_index)
+    if handle is None:
+        if torch.cuda.is_current_stream_capturing():
+            raise RuntimeError(
+                "xgemv: the first xgemv call on a device is inside a CUDA graph capture; its "
+                "handle allocates memory, which a capture forbids. Call xgemv once before "
+                "capturing (a warm-up step, or xgemv.nn modules built outside the capture).")
+        handle = handles[device_index] = _Handle(device_index)
+    stream = torch._C._cuda_getCurrentRawStream(device_index)
+    if stream != handle.stream:
+        check("xgemv_set_stream", lib.xgemv_set_stream(handle.value, stream))
+        handle.stream = stream
+    if handle.batch_invariant != _batch_invariant:
+        check("xgemv_set_batch_invariant",
+              lib.xgemv_set_batch_invariant(handle.value, int(_batch_invariant)))
+        handle.batch_invariant = _batch_invariant
+    return handle
+
+
+def prepare_device(device_index):
+    """Makes this thread's handle for the device now, outside any capture."""
+    handle_for(device_index)
+
+
+def set_batch_invariant(enabled):
+    """Single-vector calls on the several-vector kernels, so that a row's result has the same
+    bits whatever the batch size (xgemv_set_batch_invariant), for every handle of the process."""
+    global _batch_invariant
+    _batch_invariant = bool(enabled)
+
+
+def last_kernel_variant(device_index):
+    name = lib.xgemv_get_last_kernel_variant(handle_for(device_index).value)
+    return name.decode() if name else None
