@@ -7,6 +7,7 @@
 #   xgemv_install_fuzzer        # optional: clang with libFuzzer, for the fuzz tests
 #   xgemv_find_nvcc             # nvcc on PATH ($CUDA_HOME/bin or /usr/local/cuda/bin if not)
 #   xgemv_configure DIR [ARGS]  # cmake -S . -B DIR (Ninja for a new DIR) ARGS
+#   xgemv_python_environment DIR  # a virtual environment for the Python package's tests
 #
 # The installs only warn when they fail (the configure step then names what is really missing);
 # xgemv_find_nvcc and xgemv_configure return non-zero on failure. The CUDA toolkit itself (13.x)
@@ -101,6 +102,22 @@ xgemv_find_nvcc() {
   echo "xgemv: no CUDA toolkit: nvcc is not on PATH, nor in \$CUDA_HOME/bin or" \
     "/usr/local/cuda/bin (install the CUDA 13 toolkit)" >&2
   return 1
+}
+
+# The Python package's tests need torch (PyPI's wheel: a CUDA build of about 2.6 GB with its
+# nvidia-* libraries; its CPU side is all the CPU tests use, and it is the torch of the GPU
+# machine), pytest and scikit-build-core. Made once in DIR; returns non-zero when it cannot
+# (no python3 venv module, no registry), and the Python tests are then left out.
+xgemv_python_torch="torch==2.11.*"
+xgemv_python_environment() {
+  local dir=$1
+  if [[ -x $dir/bin/python ]] &&
+    "$dir/bin/python" -c "import torch, pytest, scikit_build_core" 2>/dev/null; then
+    return 0
+  fi
+  echo "xgemv: making $dir with $xgemv_python_torch, pytest and scikit-build-core"
+  python3 -m venv "$dir" &&
+    "$dir/bin/pip" install -q "$xgemv_python_torch" numpy pytest scikit-build-core
 }
 
 xgemv_configure() {

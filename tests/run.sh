@@ -2,14 +2,20 @@
 # The README's test command, run from the repository root of a fresh clone:
 #   bash tests/run.sh [CTEST ARGUMENTS]      (e.g. -LE fuzz, -L gpu)
 # Installs the Debian packages the build needs and clang for the fuzz tests (those missing), puts
-# nvcc on PATH if it is not (cmake/setup.sh), configures and builds build/ (Release), then runs
-# the tests. Without a GPU the GPU tests report skipped. Exit status: ctest's.
+# nvcc on PATH if it is not, makes build/venv with torch and pytest for the Python package's tests
+# (cmake/setup.sh), configures and builds build/ (Release), then runs the tests. Without a GPU the GPU tests report skipped. Exit status: ctest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source cmake/setup.sh
 xgemv_install_packages
 xgemv_install_fuzzer
 xgemv_find_nvcc
-xgemv_configure build -DCMAKE_BUILD_TYPE=Release
+python_options=()
+if xgemv_python_environment build/venv; then
+  python_options=(-DXGEMV_PYTHON="$PWD/build/venv/bin/python")
+else
+  echo "xgemv: no Python environment for the Python package's tests; they are left out" >&2
+fi
+xgemv_configure build -DCMAKE_BUILD_TYPE=Release "${python_options[@]}"
 cmake --build build --parallel "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 ctest --test-dir build --output-on-failure "$@"

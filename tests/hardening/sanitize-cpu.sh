@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The CPU tests (ctest -L cpu) built with AddressSanitizer and UndefinedBehaviorSanitizer: host
 # C, C++ and Fortran code instrumented, CUDA device code as always. The fuzz runs are left out
-# (the fuzzers carry their own sanitizers and run in the normal build). Installs what the build
-# needs first, as tests/run.sh does (cmake/setup.sh).
+# (the fuzzers carry their own sanitizers and run in the normal build), and so are the Python
+# package's tests (an instrumented libxgemv.so loaded by ctypes would need the sanitizer runtime
+# preloaded into Python). Installs what the build needs first, as tests/run.sh does
+# (cmake/setup.sh).
 #
 #   tests/hardening/sanitize-cpu.sh [BUILD_DIR]     (default: build-sanitize)
 #
@@ -17,7 +19,7 @@ source cmake/setup.sh
 xgemv_install_packages
 xgemv_find_nvcc
 xgemv_configure "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXGEMV_BUILD_BENCH=OFF \
-  -DXGEMV_FUZZ_CXX=OFF \
+  -DXGEMV_FUZZ_CXX=OFF -DXGEMV_PYTHON= \
   -DCMAKE_C_FLAGS="$compile_flags" -DCMAKE_CXX_FLAGS="$compile_flags" \
   -DCMAKE_Fortran_FLAGS="$compile_flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" -DCMAKE_SHARED_LINKER_FLAGS="$sanitizers"
