@@ -5,7 +5,8 @@
 # benchmark against cuBLAS (the anchors suite, whole decode steps with --suite decode --quick, and
 # the few-right-hand-side calls on the bf16 llm shapes at nrhs 1, 2, 4, 8, 16 beside GemmEx with as
 # many columns, quantized weights on the llm shapes and in decode steps beside cuBLAS and PyTorch's
-# int4 kernel), and prints a compact SUMMARY block last. Logs go to $OUT when set.
+# int4 kernel), the Python package's demo (python -m xgemv.demo), and prints a compact SUMMARY
+# block last. Logs go to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
 # (tests/hardening/gpu-sanitize.sh, reduced sizes, 3/8 as many programs at once as cores;
 # about 4 more minutes on 32 cores).
@@ -85,6 +86,20 @@ if [[ -x $bench ]]; then
   fi
 fi
 
+# The Python package's demo: a Hugging Face Llama-3-8B-shaped decoder (random weights) in a
+# CUDA graph and eager, plain PyTorch bf16 against quantize_(.., "bf16") and the quantized
+# formats, on this build's library; its verdict line goes into the summary.
+demo_line="not run (no python3 with torch and transformers)"
+if python3 -c "import torch, transformers" 2>/dev/null; then
+  if XGEMV_LIBRARY=$PWD/build-gpu/src/libxgemv.so PYTHONPATH=$PWD/interface/python/src \
+      python3 -m xgemv.demo --model llama3-8b --formats bf16,int4-g128,int8,fp8 \
+      --json "$log_dir/demo.json" 2>&1 | tee "$log_dir/demo.log"; then
+    demo_line="ran (log: $log_dir/demo.log)"
+  else
+    demo_line="FAILED (log: $log_dir/demo.log)"
+  fi
+fi
+
 sanitize_ok=1
 if ((sanitize)); then
   bash tests/hardening/gpu-sanitize.sh -j $(($(nproc) * 3 / 8 + 1)) --timeout 240 build-gpu 2>&1 | tee "$log_dir/sanitize.log"
@@ -127,6 +142,7 @@ fi
   echo "nrhs   : $nrhs_line"
   echo "quant  : $quant_line"
   echo "peers  : $peers_line"
+  echo "demo   : $demo_line"
   if ((sanitize)); then
     sed -nE 's/^(memcheck|racecheck|initcheck|synccheck): /\1: /p' "$log_dir/sanitize.log" |
       sed 's/^/sanitizer /'
@@ -137,6 +153,7 @@ fi
   [[ -f $log_dir/quant.log ]] && grep -E '^quant verdict' "$log_dir/quant.log" | tail -n 1
   [[ -f $log_dir/quant-peers.log ]] && grep -E '^quant peers' "$log_dir/quant-peers.log" | tail -n 1
   [[ -f $log_dir/quant-decode.log ]] && grep -E '^quant decode verdict' "$log_dir/quant-decode.log" | tail -n 1
+  [[ -f $log_dir/demo.log ]] && grep -E '^demo verdict' "$log_dir/demo.log" | tail -n 1
   echo "logs   : $log_dir"
   echo "================================================="
 } | tee "$log_dir/summary.txt"
