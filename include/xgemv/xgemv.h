@@ -107,6 +107,14 @@ typedef enum xgemv_status {
   XGEMV_STATUS_MISALIGNED = 53          /* a pointer without the alignment the call requires */
 } xgemv_status;
 
+/* Element types, with the values of cudaDataType_t (library_types.h) for the same types. */
+typedef enum xgemv_datatype {
+  XGEMV_R_32F = 0,  /* float */
+  XGEMV_R_64F = 1,  /* double */
+  XGEMV_R_16F = 2,  /* __half */
+  XGEMV_R_16BF = 14 /* __nv_bfloat16 */
+} xgemv_datatype;
+
 typedef enum xgemv_pointer_mode {
   XGEMV_POINTER_MODE_HOST = 0,  /* alpha, beta point to host memory (same values as cuBLAS) */
   XGEMV_POINTER_MODE_DEVICE = 1 /* alpha, beta point to device memory */

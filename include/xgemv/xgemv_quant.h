@@ -94,13 +94,6 @@
 extern "C" {
 #endif
 
-/* Element types, with the values of cudaDataType_t (library_types.h) for the same types. */
-typedef enum xgemv_datatype {
-  XGEMV_R_32F = 0,  /* float */
-  XGEMV_R_16F = 2,  /* __half */
-  XGEMV_R_16BF = 14 /* __nv_bfloat16 */
-} xgemv_datatype;
-
 typedef enum xgemv_qformat {
   XGEMV_QFORMAT_INT4 = 1,          /* 4-bit codes, a scale (and zero point) per group of inputs */
   XGEMV_QFORMAT_INT8 = 2,          /* int8 codes, a scale per output */

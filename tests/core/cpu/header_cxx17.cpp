@@ -28,8 +28,8 @@ static_assert(XGEMV_STATUS_INVALID_LDX == 8 && XGEMV_STATUS_INVALID_LDY == 11 &&
 
 // Quantized weights: the element types carry cudaDataType_t's values, the layout is plain data,
 // and every entry point has the declared signature.
-static_assert(int{XGEMV_R_32F} == int{CUDA_R_32F} && int{XGEMV_R_16F} == int{CUDA_R_16F} &&
-              int{XGEMV_R_16BF} == int{CUDA_R_16BF});
+static_assert(int{XGEMV_R_32F} == int{CUDA_R_32F} && int{XGEMV_R_64F} == int{CUDA_R_64F} &&
+              int{XGEMV_R_16F} == int{CUDA_R_16F} && int{XGEMV_R_16BF} == int{CUDA_R_16BF});
 static_assert(std::is_trivially_copyable_v<xgemv_qweight_info> &&
               std::is_trivially_copyable_v<xgemv_qweight_layout>);
 static_assert(std::is_pointer_v<xgemv_qweight>);
