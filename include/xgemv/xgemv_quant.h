@@ -257,6 +257,16 @@ XGEMV_API xgemv_status xgemv_qgemv_nrhs(xgemv_handle handle, const float *alpha,
                                         const float *beta, void *Y, int64_t ldy,
                                         xgemv_datatype y_type, int64_t nrhs);
 
+/* Y := alpha * W X + beta * Y + bias: xgemv_qgemv_nrhs with a bias, a contiguous device vector of
+ * `outputs` elements of y_type, the same for every column, or NULL for none (then exactly
+ * xgemv_qgemv_nrhs's result). The bias is added to the value xgemv_qgemv_nrhs computes, in fp32,
+ * and the sum is rounded once to y_type; alpha == 0 and beta == 1 is then no quick return
+ * (Y := Y + bias). Checks: those of xgemv_qgemv_nrhs, in its order. */
+XGEMV_API xgemv_status xgemv_qgemv_bias(xgemv_handle handle, const float *alpha,
+                                        xgemv_qweight weight, const void *X, int64_t ldx,
+                                        const float *beta, void *Y, int64_t ldy,
+                                        xgemv_datatype y_type, int64_t nrhs, const void *bias);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,5 +1,5 @@
-// Invalid (and barely valid) arguments of xgemv_qgemv and xgemv_qgemv_nrhs with the status they
-// must return when the handle is NULL. The order is the contract: the weight, then (nrhs) ldx,
+// Invalid (and barely valid) arguments of xgemv_qgemv and xgemv_qgemv_nrhs (and _bias) with the
+// status they must return when the handle is NULL. The order is the contract: the weight, then (nrhs) ldx,
 // ldy, nrhs, then y_type, all before the handle; the handle before the quick return (nrhs = 0).
 #pragma once
 
