@@ -34,7 +34,7 @@
  * reproducible: the same call on the same device gives the same bits.
  *
  * Setting the environment variable XGEMV_CHECK_POINTERS=1 makes every call verify that A, x, y
- * (and device scalars) are device allocations of the handle's device or managed memory, and
+ * (a bias, device scalars) are device allocations of the handle's device or managed memory, and
  * return XGEMV_STATUS_INVALID_POINTER otherwise (host memory, pinned host memory included, and
  * freed pointers) instead of faulting; it costs a driver query per pointer and is off by default.
  *

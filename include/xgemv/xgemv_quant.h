@@ -39,7 +39,8 @@
  * the runs are accumulated in fp32, then y := alpha * sum + beta * y with the BLAS rules of xgemv.h (beta == 0 never reads y, alpha == 0
  * reads neither W nor x, host or device scalars, NaN and Inf propagate). The order of every sum
  * depends on the weight's shape and format only: results are bitwise reproducible, and column
- * c of Y has the same bits whatever nrhs is and whatever the other columns hold.
+ * c of Y has the same bits whatever nrhs is and whatever the other columns hold. With a bias
+ * (xgemv_qgemv_bias) y := alpha * sum + beta * y + bias, the bias added last, in fp32.
  *
  * ## The packed layout (xgemv's own)
  *
