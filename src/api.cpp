@@ -14,16 +14,22 @@ xgemv_status gemv_strided(xgemv_handle handle, char trans, int64_t m, int64_t n,
                                                      batch_count));
 }
 
+// invariant_columns: the nrhs calls run one vector on the several-vector kernels too (its bits
+// those of any nrhs); the bias call runs it on the single-vector ones, as xgemv_?gemv does.
 template <class T, class S>
 xgemv_status gemv_multi_rhs(xgemv_handle handle, char trans, int64_t m, int64_t n, const S *alpha,
                             const T *a, int64_t lda, const T *x, int64_t ldx, const S *beta, T *y,
-                            int64_t ldy, int64_t nrhs) noexcept {
+                            int64_t ldy, int64_t nrhs, const void *bias,
+                            bool invariant_columns) noexcept {
   if (const xgemv_status status =
           xgemv::check_multi_rhs_arguments(trans, m, n, lda, ldx, ldy, nrhs);
       status != XGEMV_STATUS_SUCCESS)
     return status;
-  return xgemv::check_and_run(
-      handle, xgemv::multi_rhs_problem(trans, m, n, alpha, a, lda, x, ldx, beta, y, ldy, nrhs));
+  xgemv::GemvProblem problem =
+      xgemv::multi_rhs_problem(trans, m, n, alpha, a, lda, x, ldx, beta, y, ldy, nrhs);
+  problem.bias = bias;
+  problem.invariant_columns = invariant_columns;
+  return xgemv::check_and_run(handle, problem);
 }
 
 }  // namespace
@@ -97,28 +103,54 @@ xgemv_status xgemv_sgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_
                               const float *alpha, const float *A, int64_t lda, const float *X,
                               int64_t ldx, const float *beta, float *Y, int64_t ldy,
                               int64_t nrhs) {
-  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs,
+                        /*bias=*/nullptr, /*invariant_columns=*/true);
 }
 
 xgemv_status xgemv_dgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
                               const double *alpha, const double *A, int64_t lda, const double *X,
                               int64_t ldx, const double *beta, double *Y, int64_t ldy,
                               int64_t nrhs) {
-  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs,
+                        /*bias=*/nullptr, /*invariant_columns=*/true);
 }
 
 xgemv_status xgemv_hgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
                               const float *alpha, const xgemv_half *A, int64_t lda,
                               const xgemv_half *X, int64_t ldx, const float *beta, xgemv_half *Y,
                               int64_t ldy, int64_t nrhs) {
-  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs,
+                        /*bias=*/nullptr, /*invariant_columns=*/true);
 }
 
 xgemv_status xgemv_bf16gemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
                                  const float *alpha, const xgemv_bfloat16 *A, int64_t lda,
                                  const xgemv_bfloat16 *X, int64_t ldx, const float *beta,
                                  xgemv_bfloat16 *Y, int64_t ldy, int64_t nrhs) {
-  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs);
+  return gemv_multi_rhs(handle, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs,
+                        /*bias=*/nullptr, /*invariant_columns=*/true);
+}
+
+xgemv_status xgemv_gemv_bias(xgemv_handle handle, xgemv_datatype type, char trans, int64_t m,
+                             int64_t n, const void *alpha, const void *A, int64_t lda,
+                             const void *X, int64_t ldx, const void *beta, void *Y, int64_t ldy,
+                             int64_t nrhs, const void *bias) {
+  // `element` and `scalar` carry only their types: that of A, X, Y and bias, that of alpha, beta.
+  const auto typed = [&](auto element, auto scalar) {
+    using T = decltype(element);
+    using S = decltype(scalar);
+    return gemv_multi_rhs(handle, trans, m, n, static_cast<const S *>(alpha),
+                          static_cast<const T *>(A), lda, static_cast<const T *>(X), ldx,
+                          static_cast<const S *>(beta), static_cast<T *>(Y), ldy, nrhs,
+                          bias, /*invariant_columns=*/false);
+  };
+  switch (type) {
+    case XGEMV_R_32F: return typed(float{}, float{});
+    case XGEMV_R_64F: return typed(double{}, double{});
+    case XGEMV_R_16F: return typed(xgemv_half{}, float{});
+    case XGEMV_R_16BF: return typed(xgemv_bfloat16{}, float{});
+  }
+  return XGEMV_STATUS_INVALID_VALUE;
 }
 
 }  // extern "C"

@@ -61,14 +61,21 @@ bool host_scalar_is(const GemvProblem &p, const void *scalar, int value) {
 }
 }  // namespace
 
+bool computes_nothing(const CheckedProblem &checked) noexcept {
+  const GemvProblem &p = *checked;
+  if (p.y_length() == 0 || p.rhs_count == 0 || p.batch_count == 0) return true;
+  return p.x_length() == 0 && p.bias == nullptr;
+}
+
 bool is_quick_return(const CheckedProblem &checked, bool device_scalars) noexcept {
   const GemvProblem &p = *checked;
-  if (p.m == 0 || p.n == 0 || p.rhs_count == 0 || p.batch_count == 0) return true;
-  if (device_scalars || p.alpha == nullptr || p.beta == nullptr) return false;
+  if (computes_nothing(checked)) return true;
+  if (device_scalars || p.bias != nullptr || p.alpha == nullptr || p.beta == nullptr) return false;
   return host_scalar_is(p, p.alpha, 0) && host_scalar_is(p, p.beta, 1);
 }
 
 bool reads_matrix_and_x(const CheckedProblem &checked, bool device_scalars) noexcept {
+  if (checked->x_length() == 0) return false;
   return device_scalars || !host_scalar_is(*checked, checked->alpha, 0);
 }
 

@@ -45,7 +45,7 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked) noexcept {
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
   handle->last_variant = -1;
   const bool device_scalars = handle->pointer_mode == XGEMV_POINTER_MODE_DEVICE;
-  if (p.m == 0 || p.n == 0 || p.rhs_count == 0 || p.batch_count == 0) return XGEMV_STATUS_SUCCESS;
+  if (computes_nothing(checked)) return XGEMV_STATUS_SUCCESS;
   if (p.alpha == nullptr || p.beta == nullptr) return XGEMV_STATUS_NULL_POINTER;
   if (is_quick_return(checked, device_scalars)) return XGEMV_STATUS_SUCCESS;
 
@@ -65,7 +65,7 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked) noexcept {
     const void *needed[] = {
         p.pointer_arrays() ? static_cast<const void *>(p.a.array) : reads_a_x ? p.a.data : nullptr,
         p.pointer_arrays() ? static_cast<const void *>(p.x.array) : reads_a_x ? p.x.data : nullptr,
-        p.pointer_arrays() ? static_cast<const void *>(p.y.array) : p.y.data,
+        p.pointer_arrays() ? static_cast<const void *>(p.y.array) : p.y.data, p.bias,
         device_scalars ? p.alpha : nullptr, device_scalars ? p.beta : nullptr};
     for (const void *pointer : needed) {
       if (pointer == nullptr) continue;

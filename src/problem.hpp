@@ -128,6 +128,10 @@ struct GemvProblem {
   int64_t batch_count;
   // Host or device pointers (the handle's pointer mode), of the scalar type.
   const void *alpha, *beta;
+  // y := alpha*op(A)*x + beta*y + bias: a contiguous device vector of y's element type and
+  // y_length(), the same for every right-hand side and batch item, added in the accumulation
+  // type before the one rounding to y's type. nullptr: none (BLAS GEMV).
+  const void *bias = nullptr;
   // Right-hand sides: vectors x_c = x + c * x.ld and y_c = y + c * y.ld, c < rhs_count, all with
   // the same A (the few-right-hand-side calls; 1 for every other form).
   int64_t rhs_count = 1;
@@ -237,13 +241,18 @@ class CheckedProblem {
 std::optional<CheckedProblem> check_problem(const GemvProblem &problem,
                                             xgemv_status *status) noexcept;
 
-// Reference BLAS's quick return, as far as the problem alone tells: no output or no reduction
-// (m == 0, n == 0, no right-hand side or an empty batch), or host scalars alpha == 0 and beta == 1. Nothing is read
-// or written then. Device scalars are decided inside the kernels, with the same result.
+// Nothing to compute, whatever the scalars: no output (no rows of y, no right-hand side or an
+// empty batch), or no reduction (m == 0 or n == 0, Reference BLAS) and no bias. An empty
+// reduction with a bias still computes y := beta*y + bias.
+bool computes_nothing(const CheckedProblem &problem) noexcept;
+
+// Reference BLAS's quick return, as far as the problem alone tells: computes_nothing, or host
+// scalars alpha == 0 and beta == 1 without a bias. Nothing is read or written then. Device
+// scalars are decided inside the kernels, with the same result.
 bool is_quick_return(const CheckedProblem &problem, bool device_scalars) noexcept;
 
-// Whether A and x are read: not when alpha == 0 (Reference BLAS), known only for host scalars.
-// alpha must not be NULL.
+// Whether A and x are read: not for an empty reduction, nor when alpha == 0 (Reference BLAS),
+// known only for host scalars. alpha must not be NULL.
 bool reads_matrix_and_x(const CheckedProblem &problem, bool device_scalars) noexcept;
 
 }  // namespace xgemv

@@ -32,8 +32,9 @@ const char *xgemv_status_string(xgemv_status status) {
     case XGEMV_STATUS_NOT_SUPPORTED:
       return "not supported: the forced kernel variant does not implement this problem";
     case XGEMV_STATUS_INVALID_VALUE:
-      return "invalid value: an unknown kernel variant name, or a conversion argument the "
-             "quantized weight does not take (leading dimension, zero points, permutation)";
+      return "invalid value: an unknown kernel variant name or element type, or a conversion "
+             "argument the quantized weight does not take (leading dimension, zero points, "
+             "permutation)";
     case XGEMV_STATUS_CUDA_ERROR: return "CUDA runtime error (see xgemv_last_cuda_error)";
     case XGEMV_STATUS_INTERNAL_ERROR: return "internal error";
     case XGEMV_STATUS_NO_DEVICE: return "no NVIDIA driver or GPU found";

@@ -34,7 +34,7 @@
  * reproducible: the same call on the same device gives the same bits.
  *
  * Setting the environment variable XGEMV_CHECK_POINTERS=1 makes every call verify that A, x, y
- * (and device scalars) are device allocations of the handle's device or managed memory, and
+ * (a bias, device scalars) are device allocations of the handle's device or managed memory, and
  * return XGEMV_STATUS_INVALID_POINTER otherwise (host memory, pinned host memory included, and
  * freed pointers) instead of faulting; it costs a driver query per pointer and is off by default.
  *
@@ -93,7 +93,7 @@ typedef enum xgemv_status {
   XGEMV_STATUS_INVALID_POINTER = 24, /* XGEMV_CHECK_POINTERS: a pointer is not device-accessible */
   XGEMV_STATUS_WRONG_DEVICE = 25,    /* the current device is not the handle's device */
   XGEMV_STATUS_NOT_SUPPORTED = 26,   /* the forced kernel variant cannot compute this problem */
-  XGEMV_STATUS_INVALID_VALUE = 27,   /* an unknown kernel variant name */
+  XGEMV_STATUS_INVALID_VALUE = 27,   /* an unknown kernel variant name or element type */
   XGEMV_STATUS_CUDA_ERROR = 30,      /* the CUDA runtime reported an error; see xgemv_last_cuda_error */
   XGEMV_STATUS_INTERNAL_ERROR = 31,
   XGEMV_STATUS_NO_DEVICE = 32, /* xgemv_create: no NVIDIA driver or no CUDA device on this machine */
@@ -106,6 +106,14 @@ typedef enum xgemv_status {
   XGEMV_STATUS_INVALID_GROUP_SIZE = 52, /* a group size the format does not take */
   XGEMV_STATUS_MISALIGNED = 53          /* a pointer without the alignment the call requires */
 } xgemv_status;
+
+/* Element types, with the values of cudaDataType_t (library_types.h) for the same types. */
+typedef enum xgemv_datatype {
+  XGEMV_R_32F = 0,  /* float */
+  XGEMV_R_64F = 1,  /* double */
+  XGEMV_R_16F = 2,  /* __half */
+  XGEMV_R_16BF = 14 /* __nv_bfloat16 */
+} xgemv_datatype;
 
 typedef enum xgemv_pointer_mode {
   XGEMV_POINTER_MODE_HOST = 0,  /* alpha, beta point to host memory (same values as cuBLAS) */
@@ -213,6 +221,29 @@ XGEMV_API xgemv_status xgemv_bf16gemv_nrhs(xgemv_handle handle, char trans, int6
                                            const xgemv_bfloat16 *X, int64_t ldx,
                                            const float *beta, xgemv_bfloat16 *Y, int64_t ldy,
                                            int64_t nrhs);
+
+/* Bias epilogue, one entry point for every element type: Y := alpha*op(A)*X + beta*Y + bias for
+ * nrhs column-major vectors, laid out as for the calls above (X rows: n for 'N', m for 'T'/'C';
+ * Y rows: the other one). A, X, Y and bias are all of `type` (XGEMV_R_32F, _64F, _16F or _16BF);
+ * alpha and beta are float (double for XGEMV_R_64F), in the handle's pointer mode. bias is a
+ * contiguous device vector of the rows of Y, the same for every column, or NULL for none, which
+ * gives exactly the result of the call without a bias. The bias is added to the value the call
+ * without it computes, in the accumulation type (fp32; fp64 for fp64), and the sum is rounded
+ * once to `type`. The gemv rules hold column by column (beta == 0 never reads Y, alpha == 0
+ * reads neither A nor X, NaN/Inf propagate), except that a bias leaves two quick returns
+ * computing: alpha == 0 and beta == 1 gives Y := Y + bias, and an empty reduction (m == 0 for
+ * 'T'/'C', n == 0 for 'N') gives Y := beta*Y + bias, reading neither A, X nor alpha. Quick
+ * returns (nothing read or written): no rows of Y, nrhs == 0, and without a bias those of gemv.
+ * Checks, first failure wins: type (XGEMV_STATUS_INVALID_VALUE), then trans 1, m 2, n 3, lda 6,
+ * ldx 8, ldy 11, nrhs 12 as for the calls above, then the handle (INVALID_HANDLE) and the
+ * pointers (NULL_POINTER for alpha, beta and Y, and for A and X where they are read; a NULL bias
+ * is none). Kernels: nrhs == 1 runs the single-vector kernels, as xgemv_?gemv (in a
+ * batch-invariant handle, those of nrhs >= 2); nrhs >= 2 the several-vector kernels, so that
+ * column j of Y has the same bits whatever nrhs >= 2 is. */
+XGEMV_API xgemv_status xgemv_gemv_bias(xgemv_handle handle, xgemv_datatype type, char trans,
+                                       int64_t m, int64_t n, const void *alpha, const void *A,
+                                       int64_t lda, const void *X, int64_t ldx, const void *beta,
+                                       void *Y, int64_t ldy, int64_t nrhs, const void *bias);
 
 /* Kernel variants. Every call runs one variant of an ordered table, chosen from the problem's
  * shape, types and the device; these functions list the table, force a variant on a handle (for

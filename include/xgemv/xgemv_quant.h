@@ -39,7 +39,8 @@
  * the runs are accumulated in fp32, then y := alpha * sum + beta * y with the BLAS rules of xgemv.h (beta == 0 never reads y, alpha == 0
  * reads neither W nor x, host or device scalars, NaN and Inf propagate). The order of every sum
  * depends on the weight's shape and format only: results are bitwise reproducible, and column
- * c of Y has the same bits whatever nrhs is and whatever the other columns hold.
+ * c of Y has the same bits whatever nrhs is and whatever the other columns hold. With a bias
+ * (xgemv_qgemv_bias) y := alpha * sum + beta * y + bias, the bias added last, in fp32.
  *
  * ## The packed layout (xgemv's own)
  *
@@ -93,13 +94,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Element types, with the values of cudaDataType_t (library_types.h) for the same types. */
-typedef enum xgemv_datatype {
-  XGEMV_R_32F = 0,  /* float */
-  XGEMV_R_16F = 2,  /* __half */
-  XGEMV_R_16BF = 14 /* __nv_bfloat16 */
-} xgemv_datatype;
 
 typedef enum xgemv_qformat {
   XGEMV_QFORMAT_INT4 = 1,          /* 4-bit codes, a scale (and zero point) per group of inputs */
@@ -263,6 +257,16 @@ XGEMV_API xgemv_status xgemv_qgemv_nrhs(xgemv_handle handle, const float *alpha,
                                         xgemv_qweight weight, const void *X, int64_t ldx,
                                         const float *beta, void *Y, int64_t ldy,
                                         xgemv_datatype y_type, int64_t nrhs);
+
+/* Y := alpha * W X + beta * Y + bias: xgemv_qgemv_nrhs with a bias, a contiguous device vector of
+ * `outputs` elements of y_type, the same for every column, or NULL for none (then exactly
+ * xgemv_qgemv_nrhs's result). The bias is added to the value xgemv_qgemv_nrhs computes, in fp32,
+ * and the sum is rounded once to y_type; alpha == 0 and beta == 1 is then no quick return
+ * (Y := Y + bias). Checks: those of xgemv_qgemv_nrhs, in its order. */
+XGEMV_API xgemv_status xgemv_qgemv_bias(xgemv_handle handle, const float *alpha,
+                                        xgemv_qweight weight, const void *X, int64_t ldx,
+                                        const float *beta, void *Y, int64_t ldy,
+                                        xgemv_datatype y_type, int64_t nrhs, const void *bias);
 
 #ifdef __cplusplus
 } /* extern "C" */

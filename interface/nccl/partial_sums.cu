@@ -26,7 +26,7 @@ __global__ void sum_partials(const S *gathered, int ranks, int64_t outputs, int6
     const S *partial = gathered + first + i;
     S sum = partial[0];
     for (int r = 1; r < ranks; ++r) sum += partial[r * outputs];
-    kernels::store_output(y + i, sum, alpha, beta);
+    kernels::store_output<TY>(y + i, sum, alpha, beta, /*bias=*/nullptr);
   }
 }
 

@@ -43,14 +43,18 @@ __device__ __forceinline__ void begin_kernel() {
   if constexpr (!kEarlyStart) wait_for_predecessor();
 }
 
-// Host scalars are read here, at launch, as the BLAS contract reads them during the call.
+// Host scalars are read here, at launch, as the BLAS contract reads them during the call. An
+// empty reduction (launched only with a bias: y := beta*y + bias) runs with a host alpha of 0,
+// so that no kernel reads A, x or a device alpha (alpha times an empty sum would still turn an
+// infinite alpha into NaN).
 template <class S>
 KernelArgs<S> kernel_args(const GemvProblem &problem, const LaunchPlan &plan,
                           const LaunchContext &context) {
-  const S *alpha = static_cast<const S *>(problem.alpha);
+  const S *alpha = problem.x_length() == 0 ? nullptr : static_cast<const S *>(problem.alpha);
   const S *beta = static_cast<const S *>(problem.beta);
-  const Scalars<S> scalars = context.device_scalars ? Scalars<S>{S(0), S(0), alpha, beta}
-                                                    : Scalars<S>{*alpha, *beta, nullptr, nullptr};
+  const bool device = context.device_scalars;
+  const Scalars<S> scalars{alpha != nullptr && !device ? *alpha : S(0), device ? S(0) : *beta,
+                           device ? alpha : nullptr, device ? beta : nullptr};
   return {problem, scalars, plan.split, context.workspace};
 }
 

@@ -1,5 +1,5 @@
 // The operands of a GemvProblem as a kernel reads them: typed pointers of batch item b, with
-// BLAS's start-point rule for negative increments applied once.
+// BLAS's start-point rule for negative increments applied once, and the bias.
 #pragma once
 
 #include "problem.hpp"
@@ -29,6 +29,13 @@ template <class TY>
 __device__ __forceinline__ TY *y_of(const GemvProblem &p, int64_t b) {
   TY *y = static_cast<TY *>(p.y.array ? p.y.array[b] : static_cast<TY *>(p.y.data) + b * p.y.stride);
   return logical_start(y, p.y_length(), p.y.inc);
+}
+
+// Element i of the problem's bias (one vector for every right-hand side and batch item), or
+// nullptr when it has none.
+template <class TY>
+__device__ __forceinline__ const TY *bias_at(const GemvProblem &p, int64_t i) {
+  return p.bias != nullptr ? static_cast<const TY *>(p.bias) + i : nullptr;
 }
 
 }  // namespace xgemv::kernels

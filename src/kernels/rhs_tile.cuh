@@ -96,7 +96,7 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
     for (int i = threadIdx.x; i < kValues; i += kThreads) {
       const int64_t c = i / kOutputs, o = first_output + i % kOutputs;
       if (c < vectors && o < p.y_length())
-        store_output(y + o * p.y.inc + c * p.y.ld, tile_sums[i], alpha, beta);
+        store_output(y + o * p.y.inc + c * p.y.ld, tile_sums[i], alpha, beta, bias_at<TY>(p, o));
     }
   }
   __syncthreads();  // the sums are reused by the next batch item

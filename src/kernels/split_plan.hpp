@@ -36,6 +36,7 @@ struct SplitPlan {
 inline SplitPlan plan_split(bool workspace, int64_t tiles, int64_t batch, int64_t length,
                             int64_t granule, int64_t tile_outputs, int64_t target_blocks,
                             int accumulator_bytes) {
+  if (length == 0) return {};  // an empty reduction (y := beta*y + bias): one split of nothing
   const int64_t tiles_total = tiles * batch;
   int64_t ksplit = 1;
   if (workspace && tiles_total < target_blocks) {

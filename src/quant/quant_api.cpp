@@ -42,14 +42,24 @@ xgemv_status xgemv_qweight_get_info(xgemv_qweight weight, xgemv_qweight_info *in
   return XGEMV_STATUS_SUCCESS;
 }
 
+xgemv_status xgemv_qgemv_bias(xgemv_handle handle, const float *alpha, xgemv_qweight weight,
+                              const void *X, int64_t ldx, const float *beta, void *Y,
+                              int64_t ldy, xgemv_datatype y_type, int64_t nrhs,
+                              const void *bias) {
+  if (weight == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  xgemv_status status = XGEMV_STATUS_SUCCESS;
+  std::optional<xgemv::GemvProblem> problem = xgemv::quant::qgemv_problem(
+      *weight, alpha, X, ldx, beta, Y, ldy, y_type, nrhs, &status);
+  if (!problem) return status;
+  problem->bias = bias;
+  return xgemv::check_and_run(handle, *problem);
+}
+
 xgemv_status xgemv_qgemv_nrhs(xgemv_handle handle, const float *alpha, xgemv_qweight weight,
                               const void *X, int64_t ldx, const float *beta, void *Y,
                               int64_t ldy, xgemv_datatype y_type, int64_t nrhs) {
-  if (weight == nullptr) return XGEMV_STATUS_NULL_POINTER;
-  xgemv_status status = XGEMV_STATUS_SUCCESS;
-  const std::optional<xgemv::GemvProblem> problem = xgemv::quant::qgemv_problem(
-      *weight, alpha, X, ldx, beta, Y, ldy, y_type, nrhs, &status);
-  return problem ? xgemv::check_and_run(handle, *problem) : status;
+  return xgemv_qgemv_bias(handle, alpha, weight, X, ldx, beta, Y, ldy, y_type, nrhs,
+                          /*bias=*/nullptr);
 }
 
 xgemv_status xgemv_qgemv(xgemv_handle handle, const float *alpha, xgemv_qweight weight,

@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const GemvProblem &p = args.problem;
   begin_kernel</*kEarlyStart=*/false>();
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   const int64_t r0 = int64_t(blockIdx.x) * kRows;
   const int64_t rows_left = p.m - r0;
@@ -162,7 +162,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
       __syncthreads();
       for (int r = threadIdx.x; r < kChunkRows; r += kThreads) {
         const int64_t row = int64_t(c) * kChunkRows + r;
-        if (row < rows_left) store_output(y + (r0 + row) * p.y.inc, chunk_sums[r], alpha, beta);
+        if (row < rows_left)
+          store_output(y + (r0 + row) * p.y.inc, chunk_sums[r], alpha, beta,
+                       bias_at<TY>(p, r0 + row));
       }
       __syncthreads();  // chunk_sums is reused by the next chunk and batch item
     }

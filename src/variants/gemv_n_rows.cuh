@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const GemvProblem &p = args.problem;
   begin_kernel</*kEarlyStart=*/false>();
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   const int rows = int(min(p.m, int64_t(Variant::kMaxRows)));
   const int lanes = kThreads / rows;  // column lanes; threads past lanes * rows sit out
@@ -113,7 +113,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
         combine_splits<Variant::kMaxRows, kThreads>(args.workspace, tile, args.split.count, split,
                                                     partials)) {
       if (threadIdx.x < rows && r0 + threadIdx.x < p.m)
-        store_output(y + (r0 + threadIdx.x) * p.y.inc, partials[threadIdx.x], alpha, beta);
+        store_output(y + (r0 + threadIdx.x) * p.y.inc, partials[threadIdx.x], alpha, beta,
+                     bias_at<TY>(p, r0 + threadIdx.x));
     }
     __syncthreads();  // partials is reused by the next batch item
   }

@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     wait_staged();
   }
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
     const TA *tile = matrix_of<TA>(p, b) + r0;
@@ -163,7 +163,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
         combine_splits<kRows, Variant::kThreads>(args.workspace, tile_index, args.split.count,
                                                  split, tile_sums)) {
       for (int r = threadIdx.x; r < kRows; r += Variant::kThreads)
-        if (r < rows_left) store_output(y + (r0 + r) * p.y.inc, tile_sums[r], alpha, beta);
+        if (r < rows_left)
+          store_output(y + (r0 + r) * p.y.inc, tile_sums[r], alpha, beta, bias_at<TY>(p, r0 + r));
     }
     __syncthreads();  // slot_sums and tile_sums are reused by the next batch item
   }

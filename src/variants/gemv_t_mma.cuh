@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   __shared__ S warp_sums[kWarps][kOutputs * kMaxRhsPerPass];
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
     const TA *a = matrix_of<TA>(p, b);

@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
     wait_staged();
   }
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
     TY *y = y_of<TY>(p, b);
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
                                                     block_dots)) {
       const int64_t jj = int64_t(blockIdx.x) * kOutputs + threadIdx.x;
       if (threadIdx.x < kOutputs && jj < p.n)
-        store_output(y + jj * p.y.inc, block_dots[threadIdx.x], alpha, beta);
+        store_output(y + jj * p.y.inc, block_dots[threadIdx.x], alpha, beta, bias_at<TY>(p, jj));
     }
     __syncthreads();  // block_dots is reused by the next batch item
   }

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const GemvProblem &p = args.problem;
   begin_kernel</*kEarlyStart=*/false>();
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == S(0) && beta == S(1)) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   const int group = Variant::group_lanes(p.m, kRowsPerLane);
   const int lane = threadIdx.x % group;
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
           const int64_t j = j0 + u * groups;
-          if (j < p.n) store_output(y + j * p.y.inc, dots[u], alpha, beta);
+          if (j < p.n) store_output(y + j * p.y.inc, dots[u], alpha, beta, bias_at<TY>(p, j));
         }
       }
     }

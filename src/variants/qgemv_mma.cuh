@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   if (kEarlyStart) load_codes(front, 0);
   if constexpr (kEarlyStart) wait_for_predecessor();
   const float alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (alpha == 0.0f && beta == 1.0f) return;  // quick return, decided on the device
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
   float acc[kTiles][kGroups][4] = {};
   if (alpha != 0.0f && count > 0) {

@@ -138,11 +138,14 @@ float clamp_float(float v, float lo, float hi) { return v < lo ? lo : hi < v ? h
 
 // --- element types ---------------------------------------------------------------------------
 
-size_t datatype_bytes(xgemv_datatype type) { return type == XGEMV_R_32F ? 4 : 2; }
+size_t datatype_bytes(xgemv_datatype type) {
+  return type == XGEMV_R_64F ? 8 : type == XGEMV_R_32F ? 4 : 2;
+}
 
 const char *datatype_name(xgemv_datatype type) {
   switch (type) {
     case XGEMV_R_32F: return "fp32";
+    case XGEMV_R_64F: return "fp64";
     case XGEMV_R_16F: return "fp16";
     case XGEMV_R_16BF: return "bf16";
   }
@@ -153,7 +156,7 @@ float round_to(xgemv_datatype type, float value) {
   switch (type) {
     case XGEMV_R_16F: return __half2float(__float2half_rn(value));
     case XGEMV_R_16BF: return __bfloat162float(__float2bfloat16_rn(value));
-    case XGEMV_R_32F: break;
+    case XGEMV_R_32F: case XGEMV_R_64F: break;  // exact
   }
   return value;
 }
@@ -168,6 +171,11 @@ void store(xgemv_datatype type, float value, uint8_t *bytes) {
     case XGEMV_R_16BF: {
       const __nv_bfloat16 b = __float2bfloat16_rn(value);
       std::memcpy(bytes, &b, 2);
+      return;
+    }
+    case XGEMV_R_64F: {
+      const double d = value;
+      std::memcpy(bytes, &d, 8);
       return;
     }
     case XGEMV_R_32F: break;
@@ -186,6 +194,11 @@ float load(xgemv_datatype type, const uint8_t *bytes) {
       __nv_bfloat16 b;
       std::memcpy(&b, bytes, 2);
       return __bfloat162float(b);
+    }
+    case XGEMV_R_64F: {
+      double d;
+      std::memcpy(&d, bytes, 8);
+      return float(d);
     }
     case XGEMV_R_32F: break;
   }

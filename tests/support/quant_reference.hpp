@@ -18,10 +18,10 @@ namespace xgemv_test::quant {
 
 // --- element types ---------------------------------------------------------------------------
 
-// Bytes of one element of `type` (fp16, bf16 or fp32).
+// Bytes of one element of `type` (fp16, bf16, fp32 or fp64).
 size_t datatype_bytes(xgemv_datatype type);
 const char *datatype_name(xgemv_datatype type);
-// `value` rounded to nearest even in `type` (fp32: unchanged).
+// `value` rounded to nearest even in `type` (fp32, fp64: unchanged).
 float round_to(xgemv_datatype type, float value);
 // Writes `value` rounded to `type` as its little-endian bytes; reads it back.
 void store(xgemv_datatype type, float value, uint8_t *bytes);

@@ -2,6 +2,8 @@
 // and every entry point. Header-only: link xgemv::xgemv.
 #pragma once
 
+#include <type_traits>
+
 #include <xgemv/xgemv.hpp>
 
 #include "element_types.hpp"
@@ -37,6 +39,25 @@ xgemv_status xgemv_gemv_nrhs(xgemv_handle h, const GemvShape &s, const RhsLayout
                              const GemvOperands<T> &p) {
   return xgemv::gemv_nrhs(h, s.trans, s.m, s.n, p.alpha, p.a, s.lda, p.x, rhs.ldx, p.beta, p.y,
                           rhs.ldy, rhs.count);
+}
+
+// The xgemv_datatype of element type T (xgemv_gemv_bias's `type`).
+template <class T>
+constexpr xgemv_datatype datatype_of() {
+  if constexpr (std::is_same_v<T, float>) return XGEMV_R_32F;
+  else if constexpr (std::is_same_v<T, double>) return XGEMV_R_64F;
+  else if constexpr (std::is_same_v<T, __half>) return XGEMV_R_16F;
+  else return XGEMV_R_16BF;
+}
+
+// One call through xgemv_gemv_bias: as xgemv_gemv_nrhs's, with `bias` (NULL: none) and the
+// element type given by `type` (datatype_of<T>() unless a test says otherwise).
+template <class T>
+xgemv_status call_gemv_bias(xgemv_handle h, const GemvShape &s, const RhsLayout &rhs,
+                            const GemvOperands<T> &p, const T *bias,
+                            xgemv_datatype type = datatype_of<T>()) {
+  return ::xgemv_gemv_bias(h, type, s.trans, s.m, s.n, p.alpha, p.a, s.lda, p.x, rhs.ldx, p.beta,
+                           p.y, rhs.ldy, rhs.count, bias);
 }
 
 }  // namespace xgemv_test

@@ -1,6 +1,6 @@
 // Every invalid argument of every entry point, for every element type, through the single, the
-// strided-batched and the few-right-hand-side calls: the right status in the right order, and
-// nothing touched. The handle is NULL and the data pointers are NULL or poisoned, so any
+// strided-batched, the few-right-hand-side and the bias calls: the right status in the right
+// order, and nothing touched. The handle is NULL and the data pointers are NULL or poisoned, so any
 // dereference would crash the test.
 #include <cstdint>
 #include <string>
@@ -67,6 +67,45 @@ TYPED_TEST(ArgumentChecks, NrhsNullHandleReportsTheFirstBadArgumentAndTouchesNot
                 is_argument_error(c) ? static_cast<int>(c.expected_with_null_handle) : 0);
     }
   }
+}
+
+// The bias call (xgemv_gemv_bias) takes the few-right-hand-side calls' checks in their order:
+// each case's status and position, with the bias poisoned or NULL (NULL is no bias, never an
+// error), nothing dereferenced.
+TYPED_TEST(ArgumentChecks, BiasNullHandleReportsTheFirstBadArgumentAndTouchesNothing) {
+  using T = TypeParam;
+  const GemvOperands<T> operand_sets[] = {poisoned_operands<T>(), GemvOperands<T>{}};
+  for (const NrhsArgumentCase &c : kNrhsArgumentCases) {
+    const GemvShape shape{c.trans, c.m, c.n, c.lda, 1, 1};
+    const RhsLayout rhs{c.nrhs, c.ldx, c.ldy};
+    for (const GemvOperands<T> &operands : operand_sets)
+      for (const T *bias : {poisoned<const T>(), static_cast<const T *>(nullptr)}) {
+        SCOPED_TRACE(std::string(c.what) +
+                     (operands.a ? ", poisoned pointers" : ", NULL pointers") +
+                     (bias ? ", poisoned bias" : ", NULL bias"));
+        const xgemv_status status = call_gemv_bias<T>(nullptr, shape, rhs, operands, bias);
+        EXPECT_EQ(status, c.expected_with_null_handle);
+        EXPECT_EQ(xgemv_status_argument(status),
+                  is_argument_error(c) ? static_cast<int>(c.expected_with_null_handle) : 0);
+      }
+  }
+}
+
+// An element type xgemv_gemv_bias does not take is reported first, before any other argument
+// and the handle, as INVALID_VALUE (no argument position).
+TYPED_TEST(ArgumentChecks, BiasUnknownElementTypeComesFirst) {
+  using T = TypeParam;
+  // Values within xgemv_datatype's range 0..15 that name no type it takes.
+  constexpr int kUnknownTypes[] = {3, 4, 13, 15};
+  for (const int type : kUnknownTypes)
+    for (const NrhsArgumentCase &c : kNrhsArgumentCases) {
+      SCOPED_TRACE(std::string(c.what) + ", type " + std::to_string(type));
+      const xgemv_status status = call_gemv_bias<T>(
+          nullptr, GemvShape{c.trans, c.m, c.n, c.lda, 1, 1}, RhsLayout{c.nrhs, c.ldx, c.ldy},
+          poisoned_operands<T>(), poisoned<const T>(), static_cast<xgemv_datatype>(type));
+      EXPECT_EQ(status, XGEMV_STATUS_INVALID_VALUE);
+      EXPECT_EQ(xgemv_status_argument(status), 0);
+    }
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ int main(void) {
       (any_function)xgemv_dgemv_nrhs,
       (any_function)xgemv_hgemv_nrhs,
       (any_function)xgemv_bf16gemv_nrhs,
+      (any_function)xgemv_gemv_bias,
       (any_function)xgemv_kernel_variant_count,
       (any_function)xgemv_kernel_variant_name,
       (any_function)xgemv_set_kernel_variant,
@@ -52,6 +53,7 @@ int main(void) {
       (any_function)xgemv_qweight_dequantize,
       (any_function)xgemv_qgemv,
       (any_function)xgemv_qgemv_nrhs,
+      (any_function)xgemv_qgemv_bias,
   };
   char expected_version[32];
   const float one = 1.0f;
@@ -99,6 +101,16 @@ int main(void) {
       XGEMV_STATUS_INVALID_HANDLE)
     return 11;
   if (xgemv_get_batch_invariant(handle, &enabled) != XGEMV_STATUS_INVALID_HANDLE) return 12;
+  /* The bias call: its element type first, then the nrhs calls' checks. */
+  if (xgemv_gemv_bias(handle, (xgemv_datatype)3, 'X', 1, 1, &one, &y, 1, &y, 1, &one, &y, 1, 1,
+                      &y) != XGEMV_STATUS_INVALID_VALUE)
+    return 18;
+  if (xgemv_gemv_bias(handle, XGEMV_R_64F, 'T', 2, 3, &one_double, &y_double, 2, &y_double, 2,
+                      &one_double, &y_double, 2, 1, &y_double) != XGEMV_STATUS_INVALID_LDY)
+    return 19;
+  if (xgemv_gemv_bias(handle, XGEMV_R_16BF, 'N', 1, 1, &one, bf16_data, 1, bf16_data, 1, &one,
+                      NULL, 1, 1, NULL) != XGEMV_STATUS_INVALID_HANDLE)
+    return 20;
   /* Quantized weights: 2 tiles x 4 k-blocks of 512 bytes of codes; the GEMV's own checks (ldx 8)
    * before the handle's. */
   if (xgemv_qweight_get_layout(&info, &layout) != XGEMV_STATUS_SUCCESS ||
@@ -111,6 +123,9 @@ int main(void) {
   if (xgemv_qgemv(handle, &one, weight, NULL, &one, NULL, XGEMV_R_16BF) !=
       XGEMV_STATUS_INVALID_HANDLE)
     return 16;
+  if (xgemv_qgemv_bias(handle, &one, weight, NULL, 256, &one, NULL, 31, XGEMV_R_32F, 1, NULL) !=
+      XGEMV_STATUS_INVALID_LDY)
+    return 21;
   if (xgemv_qweight_destroy(weight) != XGEMV_STATUS_SUCCESS) return 17;
   printf("C99: xgemv %s, %s\n", xgemv_version_string(),
          xgemv_status_string(XGEMV_STATUS_INVALID_TRANS));

@@ -22,14 +22,19 @@ static_assert(std::is_same_v<decltype(&xgemv_bf16gemv_nrhs),
                                               const __nv_bfloat16 *, int64_t,
                                               const __nv_bfloat16 *, int64_t, const float *,
                                               __nv_bfloat16 *, int64_t, int64_t)>);
+static_assert(std::is_same_v<decltype(&xgemv_gemv_bias),
+                             xgemv_status (*)(xgemv_handle, xgemv_datatype, char, int64_t, int64_t,
+                                              const void *, const void *, int64_t, const void *,
+                                              int64_t, const void *, void *, int64_t, int64_t,
+                                              const void *)>);
 static_assert(XGEMV_STATUS_INVALID_LDA == 6 && XGEMV_STATUS_INVALID_INCY == 11);
 static_assert(XGEMV_STATUS_INVALID_LDX == 8 && XGEMV_STATUS_INVALID_LDY == 11 &&
               XGEMV_STATUS_INVALID_NRHS == 12);
 
 // Quantized weights: the element types carry cudaDataType_t's values, the layout is plain data,
 // and every entry point has the declared signature.
-static_assert(int{XGEMV_R_32F} == int{CUDA_R_32F} && int{XGEMV_R_16F} == int{CUDA_R_16F} &&
-              int{XGEMV_R_16BF} == int{CUDA_R_16BF});
+static_assert(int{XGEMV_R_32F} == int{CUDA_R_32F} && int{XGEMV_R_64F} == int{CUDA_R_64F} &&
+              int{XGEMV_R_16F} == int{CUDA_R_16F} && int{XGEMV_R_16BF} == int{CUDA_R_16BF});
 static_assert(std::is_trivially_copyable_v<xgemv_qweight_info> &&
               std::is_trivially_copyable_v<xgemv_qweight_layout>);
 static_assert(std::is_pointer_v<xgemv_qweight>);
@@ -64,6 +69,10 @@ static_assert(std::is_same_v<decltype(&xgemv_qgemv_nrhs),
                              xgemv_status (*)(xgemv_handle, const float *, xgemv_qweight,
                                               const void *, int64_t, const float *, void *,
                                               int64_t, xgemv_datatype, int64_t)>);
+static_assert(std::is_same_v<decltype(&xgemv_qgemv_bias),
+                             xgemv_status (*)(xgemv_handle, const float *, xgemv_qweight,
+                                              const void *, int64_t, const float *, void *,
+                                              int64_t, xgemv_datatype, int64_t, const void *)>);
 
 int main() {
   const double one = 1.0;
@@ -74,6 +83,9 @@ int main() {
   if (xgemv_dgemv_nrhs(nullptr, 'N', 1, 1, &one, &y, 1, &y, 1, &one, &y, 1, -1) !=
       XGEMV_STATUS_INVALID_NRHS)
     return 2;
+  if (xgemv_gemv_bias(nullptr, XGEMV_R_64F, 'N', 1, 1, &one, &y, 1, &y, 1, &one, &y, 1, -1, &y) !=
+      XGEMV_STATUS_INVALID_NRHS)
+    return 6;
   if (std::strlen(xgemv_version_string()) == 0) return 3;
   const xgemv_qweight_info info = {XGEMV_QFORMAT_FP8_E4M3_BLOCK, XGEMV_R_16F, XGEMV_R_32F, 1, 1,
                                    0, 0, 0};

@@ -1,8 +1,8 @@
 // The C API with a real handle: handle state (batch invariance included, set by call and by
 // the environment), argument errors and quick returns that touch nothing (poisoned pointers
-// would fault the device), NULL operands, through the single, strided-batched and
-// few-right-hand-side entry points, and a call captured into a CUDA graph on a user stream with
-// device scalars.
+// would fault the device), NULL operands, through the single, strided-batched,
+// few-right-hand-side and bias entry points, and a call captured into a CUDA graph on a user
+// stream with device scalars.
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -120,16 +120,18 @@ TEST(Handle, EnvironmentEnablesBatchInvarianceAtCreation) {
   }
 }
 
-// The entry points a table case may go through.
-enum class EntryPoint { single, strided_batched, several_rhs };
+// The entry points a table case may go through (the bias call with a NULL bias: the rules of the
+// nrhs call).
+enum class EntryPoint { single, strided_batched, several_rhs, bias };
 constexpr EntryPoint kEntryPoints[] = {EntryPoint::single, EntryPoint::strided_batched,
-                                       EntryPoint::several_rhs};
+                                       EntryPoint::several_rhs, EntryPoint::bias};
 
 const char *entry_point_name(EntryPoint entry) {
   switch (entry) {
     case EntryPoint::single: return ", single";
     case EntryPoint::strided_batched: return ", strided batched";
     case EntryPoint::several_rhs: return ", nrhs";
+    case EntryPoint::bias: return ", bias call with a NULL bias";
   }
   return "";
 }
@@ -145,10 +147,12 @@ xgemv_status call_entry_point(xgemv_handle handle, EntryPoint entry, const GemvS
       const BatchLayout batch{batch_count, 100, 100, 100};
       return xgemv_gemv<T>(handle, shape, &batch, operands);
     }
-    case EntryPoint::several_rhs: {
+    case EntryPoint::several_rhs:
+    case EntryPoint::bias: {
       const RhsLayout rhs{nrhs, std::max<int64_t>(1, shape.x_length()),
                           std::max<int64_t>(1, shape.y_length())};
-      return xgemv_gemv_nrhs<T>(handle, shape, rhs, operands);
+      return entry == EntryPoint::bias ? call_gemv_bias<T>(handle, shape, rhs, operands, nullptr)
+                                       : xgemv_gemv_nrhs<T>(handle, shape, rhs, operands);
     }
   }
   return XGEMV_STATUS_INTERNAL_ERROR;
@@ -191,6 +195,19 @@ TYPED_TEST(ApiWithHandle, ArgumentErrorsTouchNothing) {
     EXPECT_EQ(xgemv_gemv_nrhs<T>(this->handle(), shape, RhsLayout{c.nrhs, c.ldx, c.ldy}, operands),
               c.expected_with_null_handle);
   }
+  // The bias call: its element type first, then the nrhs call's checks; the bias poisoned too.
+  for (const NrhsArgumentCase &c : kNrhsArgumentCases) {
+    SCOPED_TRACE(std::string(c.what) + ", bias");
+    const GemvShape shape{c.trans, c.m, c.n, c.lda, 1, 1};
+    const RhsLayout rhs{c.nrhs, c.ldx, c.ldy};
+    if (is_argument_error(c)) {
+      EXPECT_EQ(call_gemv_bias<T>(this->handle(), shape, rhs, operands, poisoned<const T>()),
+                c.expected_with_null_handle);
+    }
+    EXPECT_EQ(call_gemv_bias<T>(this->handle(), shape, rhs, operands, poisoned<const T>(),
+                                static_cast<xgemv_datatype>(3)),
+              XGEMV_STATUS_INVALID_VALUE);
+  }
   this->expect_device_healthy();
 }
 
@@ -228,8 +245,9 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
     const bool decided_by_shape = q.m == 0 || q.n == 0 || q.batch_count == 0 || q.nrhs == 0;
     const GemvShape shape{q.trans, q.m, q.n, std::max<int64_t>(1, q.m), 1, 1};
     for (const EntryPoint entry : kEntryPoints) {
+      const bool takes_nrhs = entry == EntryPoint::several_rhs || entry == EntryPoint::bias;
       if (entry != EntryPoint::strided_batched && q.batch_count != 1) continue;
-      if (entry != EntryPoint::several_rhs && q.nrhs != 1) continue;
+      if (!takes_nrhs && q.nrhs != 1) continue;
       for (const GemvOperands<T> &operands : {poisoned_data, null_data, null_everything}) {
         if (operands.alpha == nullptr && !decided_by_shape) continue;
         SCOPED_TRACE(std::string(q.what) + entry_point_name(entry) +
@@ -246,15 +264,48 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
   this->expect_device_healthy();
 }
 
+// The bias call's quick returns, a poisoned bias included: only no output (no rows of Y, or
+// nrhs = 0). They need no scalars either.
+TYPED_TEST(ApiWithHandle, BiasQuickReturnsTouchNothing) {
+  using T = TypeParam;
+  using S = typename TestFixture::S;
+  struct QuickReturn {
+    const char *what;
+    char trans;
+    int64_t m, n, nrhs;
+  };
+  constexpr QuickReturn kQuickReturns[] = {
+      {"m = 0, op N (no rows of Y)", 'N', 0, 5, 1}, {"n = 0, op T (no rows of Y)", 'T', 5, 0, 3},
+      {"m = n = 0", 'T', 0, 0, 17},                {"nrhs = 0, op N", 'N', 5, 5, 0},
+      {"nrhs = 0, op T", 'T', 5, 5, 0},
+  };
+  ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
+  const S alpha = S(1.5), beta = S(0.5);
+  const GemvOperands<T> poisoned_data{&alpha, poisoned<const T>(), poisoned<const T>(), &beta,
+                                      poisoned<T>()};
+  for (const QuickReturn &q : kQuickReturns) {
+    const GemvShape shape{q.trans, q.m, q.n, std::max<int64_t>(1, q.m), 1, 1};
+    const RhsLayout rhs{q.nrhs, std::max<int64_t>(1, shape.x_length()),
+                        std::max<int64_t>(1, shape.y_length())};
+    for (const GemvOperands<T> &operands : {poisoned_data, GemvOperands<T>{}}) {
+      SCOPED_TRACE(std::string(q.what) + (operands.a ? ", poisoned pointers" : ", NULL pointers"));
+      EXPECT_EQ(call_gemv_bias<T>(this->handle(), shape, rhs, operands, poisoned<const T>()),
+                XGEMV_STATUS_SUCCESS);
+      EXPECT_EQ(xgemv_get_last_kernel_variant(this->handle()), nullptr);
+    }
+  }
+  this->expect_device_healthy();
+}
+
 // Each operand NULL in turn, with the others real, in both pointer modes: NULL_POINTER and y
-// left as it was.
+// left as it was; the bias call also with a real bias.
 TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
   using T = TypeParam;
   using S = typename TestFixture::S;
   const GemvShape shape{'N', 4, 3, 4, 1, 1};
   constexpr int64_t kNrhs = 2;  // X and Y hold kNrhs columns; the single-vector calls use one
   GuardedDeviceBuffer<T> a(shape.matrix_extent()), x(kNrhs * shape.x_extent()),
-      y(kNrhs * shape.y_extent());
+      y(kNrhs * shape.y_extent()), bias(shape.y_extent());
   RandomSource random(case_seed("NullOperandsAreReported", 0));
   std::vector<T> y_initial(y.size());
   for (T &value : y_initial) value = random.element<T>();
@@ -284,6 +335,14 @@ TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
         EXPECT_EQ(call_entry_point<T>(this->handle(), entry, shape, 1, kNrhs, operands),
                   XGEMV_STATUS_NULL_POINTER);
       }
+    for (const auto &[name, operands] : cases) {
+      SCOPED_TRACE(std::string("NULL ") + name + ", bias call with a bias" +
+                   (mode == XGEMV_POINTER_MODE_HOST ? ", host scalars" : ", device scalars"));
+      EXPECT_EQ(call_gemv_bias<T>(this->handle(), shape, RhsLayout{kNrhs, shape.x_extent(),
+                                                                   shape.y_extent()},
+                                  operands, bias.data()),
+                XGEMV_STATUS_NULL_POINTER);
+    }
   }
   this->expect_device_healthy();
   EXPECT_TRUE(bitwise_equal("y", y.download(), y_initial));

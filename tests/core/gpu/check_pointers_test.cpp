@@ -53,6 +53,9 @@ TEST(CheckPointers, InaccessiblePointersAreReported) {
     GemvOperands<float> bad_y = real;
     bad_y.y = bad;
     EXPECT_EQ(xgemv_gemv<float>(gpu.xgemv(), shape, nullptr, bad_y), XGEMV_STATUS_INVALID_POINTER);
+    const RhsLayout one_column{1, shape.x_length(), shape.y_length()};
+    EXPECT_EQ(call_gemv_bias<float>(gpu.xgemv(), shape, one_column, real, bad),
+              XGEMV_STATUS_INVALID_POINTER);
 
     EXPECT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), XGEMV_POINTER_MODE_DEVICE), XGEMV_STATUS_SUCCESS);
     const GemvOperands<float> bad_alpha{bad, a.data(), x.data(), device_scalars.data() + 1,

@@ -1,5 +1,5 @@
-// Invalid (and barely valid) arguments of xgemv_qgemv and xgemv_qgemv_nrhs with the status they
-// must return when the handle is NULL. The order is the contract: the weight, then (nrhs) ldx,
+// Invalid (and barely valid) arguments of xgemv_qgemv and xgemv_qgemv_nrhs (and _bias) with the
+// status they must return when the handle is NULL. The order is the contract: the weight, then (nrhs) ldx,
 // ldy, nrhs, then y_type, all before the handle; the handle before the quick return (nrhs = 0).
 #pragma once
 
@@ -24,7 +24,7 @@ struct NrhsCase {
 
 // The activation type is XGEMV_R_16F; y may be fp16 or fp32.
 inline constexpr NrhsCase kNrhsCases[] = {
-    {"NULL weight before everything", true, 0, 0, -1, 1, XGEMV_STATUS_NULL_POINTER},
+    {"NULL weight before everything", true, 0, 0, -1, XGEMV_R_64F, XGEMV_STATUS_NULL_POINTER},
     {"NULL weight, valid arguments", true, kArgumentCaseInputs, kArgumentCaseOutputs, 1,
      XGEMV_R_16F, XGEMV_STATUS_NULL_POINTER},
     {"ldx = inputs - 1", false, kArgumentCaseInputs - 1, kArgumentCaseOutputs, 1, XGEMV_R_16F,
@@ -41,14 +41,14 @@ inline constexpr NrhsCase kNrhsCases[] = {
      XGEMV_STATUS_INVALID_NRHS},
     {"y bf16 for fp16 activations", false, kArgumentCaseInputs, kArgumentCaseOutputs, 1,
      XGEMV_R_16BF, XGEMV_STATUS_INVALID_QFORMAT},
-    {"y_type 1", false, kArgumentCaseInputs, kArgumentCaseOutputs, 1, 1,
+    {"y fp64", false, kArgumentCaseInputs, kArgumentCaseOutputs, 1, XGEMV_R_64F,
      XGEMV_STATUS_INVALID_QFORMAT},
     {"y_type 15", false, kArgumentCaseInputs, kArgumentCaseOutputs, 1, 15,
      XGEMV_STATUS_INVALID_QFORMAT},
     // First failure wins.
-    {"ldx before ldy", false, 0, 0, -1, 1, XGEMV_STATUS_INVALID_LDX},
-    {"ldy before nrhs", false, kArgumentCaseInputs, 0, -1, 1, XGEMV_STATUS_INVALID_LDY},
-    {"nrhs before y_type", false, kArgumentCaseInputs, kArgumentCaseOutputs, -1, 1,
+    {"ldx before ldy", false, 0, 0, -1, XGEMV_R_64F, XGEMV_STATUS_INVALID_LDX},
+    {"ldy before nrhs", false, kArgumentCaseInputs, 0, -1, XGEMV_R_64F, XGEMV_STATUS_INVALID_LDY},
+    {"nrhs before y_type", false, kArgumentCaseInputs, kArgumentCaseOutputs, -1, XGEMV_R_64F,
      XGEMV_STATUS_INVALID_NRHS},
     // Checks come before the quick return of nrhs = 0.
     {"nrhs = 0 does not hide ldx", false, 1, kArgumentCaseOutputs, 0, XGEMV_R_16F,
@@ -91,10 +91,10 @@ struct SingleVectorCase {
 inline std::vector<SingleVectorCase> single_vector_cases(xgemv_datatype activation) {
   const xgemv_datatype other_16bit = activation == XGEMV_R_16F ? XGEMV_R_16BF : XGEMV_R_16F;
   return {
-      {"NULL weight before y_type", true, 1, XGEMV_STATUS_NULL_POINTER},
+      {"NULL weight before y_type", true, XGEMV_R_64F, XGEMV_STATUS_NULL_POINTER},
       {"NULL weight, valid y_type", true, activation, XGEMV_STATUS_NULL_POINTER},
       {"y of the other 16-bit type", false, other_16bit, XGEMV_STATUS_INVALID_QFORMAT},
-      {"y_type 1", false, 1, XGEMV_STATUS_INVALID_QFORMAT},
+      {"y fp64", false, XGEMV_R_64F, XGEMV_STATUS_INVALID_QFORMAT},
       {"valid, y of the activation type", false, activation, XGEMV_STATUS_INVALID_HANDLE},
       {"valid, fp32 y", false, XGEMV_R_32F, XGEMV_STATUS_INVALID_HANDLE},
   };

@@ -1,6 +1,6 @@
-// The argument checks of xgemv_qgemv and xgemv_qgemv_nrhs that come before the handle's, with a
-// NULL handle: the weight, then (nrhs) ldx, ldy, nrhs, then y_type, first failure wins, and valid
-// arguments (quick returns included) reach the handle check. The weights are made on a storage
+// The argument checks of xgemv_qgemv, xgemv_qgemv_nrhs and xgemv_qgemv_bias that come before the
+// handle's, with a NULL handle: the weight, then (nrhs, bias) ldx, ldy, nrhs, then y_type, first
+// failure wins, and valid arguments (quick returns included) reach the handle check. The weights are made on a storage
 // address nothing holds and the data pointers are NULL or poisoned, so any read would crash.
 #include <cstdint>
 #include <string>
@@ -53,6 +53,24 @@ TEST_P(QgemvArguments, NrhsNullHandleReportsTheFirstBadArgumentAndTouchesNothing
       EXPECT_EQ(status, c.expected_with_null_handle);
       EXPECT_EQ(xgemv_status_argument(status), expected_argument(c.expected_with_null_handle));
     }
+}
+
+// xgemv_qgemv_bias: the nrhs call's checks in its order, with the bias poisoned or NULL (NULL is
+// no bias, never an error).
+TEST_P(QgemvArguments, BiasNullHandleReportsTheFirstBadArgumentAndTouchesNothing) {
+  const OwnedQweight weight(info(XGEMV_R_16F), unread_storage());
+  ASSERT_EQ(weight.status(), XGEMV_STATUS_SUCCESS);
+  for (const NrhsCase &c : kNrhsCases)
+    for (const Operands &p : {kNullOperands, kPoisonedOperands})
+      for (const void *bias : {poisoned<const void>(), static_cast<const void *>(nullptr)}) {
+        SCOPED_TRACE(std::string(c.what) + (p.x ? ", poisoned pointers" : ", NULL pointers") +
+                     (bias ? ", poisoned bias" : ", NULL bias"));
+        const xgemv_status status = xgemv_qgemv_bias(
+            nullptr, p.alpha, c.null_weight ? nullptr : weight.get(), p.x, c.ldx, p.beta, p.y,
+            c.ldy, static_cast<xgemv_datatype>(c.y_type), c.nrhs, bias);
+        EXPECT_EQ(status, c.expected_with_null_handle);
+        EXPECT_EQ(xgemv_status_argument(status), expected_argument(c.expected_with_null_handle));
+      }
 }
 
 TEST_P(QgemvArguments, SingleVectorNullHandleReportsTheFirstBadArgument) {

@@ -237,7 +237,8 @@ template <class Y>
 }
 
 // The device side of a problem: its storage (the packed weight, or NaN bytes for calls that must
-// not read it), the weight made on it, X, Y and the scalars; calls on the case's entry point.
+// not read it), the weight made on it, X, Y and the scalars; calls on the case's entry point, or
+// on the bias call.
 template <class A, class Y>
 class QuantDeviceProblem {
  public:
@@ -263,21 +264,22 @@ class QuantDeviceProblem {
   // column `column` alone through xgemv_qgemv when single_vector), in `mode`; Y after it.
   std::vector<Y> run(xgemv_handle h, const std::vector<A> &x, const std::vector<Y> &y, int64_t nrhs,
                      bool single_vector, xgemv_pointer_mode mode, int64_t column = 0) {
-    x_.upload(x);
-    y_.upload(y);
-    EXPECT_EQ(xgemv_set_pointer_mode(h, mode), XGEMV_STATUS_SUCCESS);
-    const bool device = mode == XGEMV_POINTER_MODE_DEVICE;
-    const float *alpha = device ? scalars_.data() : &p_.alpha;
-    const float *beta = device ? scalars_.data() + 1 : &p_.beta;
+    const ScalarPointers s = prepare(h, x, y, mode);
     const A *x_column = x_.data() + column * p_.c.ldx();
     Y *y_column = y_.data() + column * p_.c.ldy();
-    const xgemv_status status =
-        single_vector ? xgemv_qgemv(h, alpha, weight(), x_column, beta, y_column, p_.c.y_type)
-                      : xgemv_qgemv_nrhs(h, alpha, weight(), x_.data(), p_.c.ldx(), beta, y_.data(),
-                                         p_.c.ldy(), p_.c.y_type, nrhs);
-    EXPECT_EQ(status, XGEMV_STATUS_SUCCESS) << xgemv_status_string(status);
-    check_cuda(cudaDeviceSynchronize(), "synchronize after xgemv_qgemv");
-    return y_.download();
+    return finish(single_vector
+                      ? xgemv_qgemv(h, s.alpha, weight(), x_column, s.beta, y_column, p_.c.y_type)
+                      : xgemv_qgemv_nrhs(h, s.alpha, weight(), x_.data(), p_.c.ldx(), s.beta,
+                                         y_.data(), p_.c.ldy(), p_.c.y_type, nrhs));
+  }
+
+  // The same through xgemv_qgemv_bias with `bias` (a device vector of `outputs` elements of Y,
+  // or NULL).
+  std::vector<Y> run_bias(xgemv_handle h, const std::vector<A> &x, const std::vector<Y> &y,
+                          int64_t nrhs, xgemv_pointer_mode mode, const Y *bias) {
+    const ScalarPointers s = prepare(h, x, y, mode);
+    return finish(xgemv_qgemv_bias(h, s.alpha, weight(), x_.data(), p_.c.ldx(), s.beta, y_.data(),
+                                   p_.c.ldy(), p_.c.y_type, nrhs, bias));
   }
 
   // The case's own call.
@@ -286,6 +288,24 @@ class QuantDeviceProblem {
   }
 
  private:
+  struct ScalarPointers {
+    const float *alpha, *beta;
+  };
+  // Uploads X and Y and sets the pointer mode; the scalars in that mode.
+  ScalarPointers prepare(xgemv_handle h, const std::vector<A> &x, const std::vector<Y> &y,
+                         xgemv_pointer_mode mode) {
+    x_.upload(x);
+    y_.upload(y);
+    EXPECT_EQ(xgemv_set_pointer_mode(h, mode), XGEMV_STATUS_SUCCESS);
+    const bool device = mode == XGEMV_POINTER_MODE_DEVICE;
+    return {device ? scalars_.data() : &p_.alpha, device ? scalars_.data() + 1 : &p_.beta};
+  }
+  std::vector<Y> finish(xgemv_status status) {
+    EXPECT_EQ(status, XGEMV_STATUS_SUCCESS) << xgemv_status_string(status);
+    check_cuda(cudaDeviceSynchronize(), "synchronize after xgemv_qgemv");
+    return y_.download();
+  }
+
   const QuantProblem<A, Y> &p_;
   GuardedDeviceBuffer<uint8_t> storage_;
   GuardedDeviceBuffer<A> x_;

@@ -645,6 +645,9 @@ TEST_F(QweightConversions, QuantizeAndDequantizeArgumentStatuses) {
       {"dequantize: ldw < inputs", &weight,
        [&] { return xgemv_qweight_dequantize(h, weight.get(), out.data(), 127, XGEMV_R_32F); },
        XGEMV_STATUS_INVALID_VALUE},
+      {"dequantize: out_type fp64", &weight,
+       [&] { return xgemv_qweight_dequantize(h, weight.get(), out.data(), 128, XGEMV_R_64F); },
+       XGEMV_STATUS_INVALID_QFORMAT},
       {"dequantize: out_type 7", &weight,
        [&] {
          return xgemv_qweight_dequantize(h, weight.get(), out.data(), 128,
