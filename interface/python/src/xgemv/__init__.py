@@ -10,7 +10,7 @@ The ops (torch.ops.xgemv.gemv / linear / qlinear) have fake implementations for 
 and run on torch's current CUDA stream, so CUDA graphs capture them.
 """
 from . import _library
-from ._library import XgemvError, set_batch_invariant
+from ._library import XgemvError, set_batch_invariant, set_early_start
 from .ops import MAX_ROWS, gemv, linear, qlinear
 from .qweight import FORMAT_NAMES, QFormat, QWeight, layout, parse_format
 from .quantize import load_awq_, load_gptq_, quantize_
@@ -20,4 +20,4 @@ __version__ = _library.version()
 
 __all__ = ["FORMAT_NAMES", "MAX_ROWS", "QFormat", "QWeight", "XgemvError", "gemv", "layout",
            "linear", "load_awq_", "load_gptq_", "nn", "parse_format", "qlinear", "quantize_",
-           "set_batch_invariant"]
+           "set_batch_invariant", "set_early_start"]

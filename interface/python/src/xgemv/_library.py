@@ -25,6 +25,7 @@ DTYPE_OF_DATATYPE = {value: key for key, value in DATATYPE_OF_DTYPE.items()}
 STATUS_SUCCESS = 0
 # Statuses behind which a CUDA runtime error is recorded (xgemv_last_cuda_error).
 STATUS_CUDA_ERROR, STATUS_NO_DEVICE = 30, 32
+STATUS_WRONG_DEVICE = 25  # the current device is not the handle's
 
 
 class XgemvError(RuntimeError):
@@ -112,6 +113,10 @@ def _load():
 
 lib = _load()
 LIBRARY_PATH = _library_path()
+# The same library without argument types: the per-layer calls (ops.LinearCall) pass ctypes
+# objects they made once, which ctypes then passes as they are (converting 15 Python numbers
+# through argtypes costs several microseconds a call, and eager decode is bound by host time).
+raw_lib = ctypes.CDLL(str(LIBRARY_PATH))
 
 
 def describe_status(status):
@@ -139,7 +144,7 @@ class _Handle:
         with torch.cuda.device(device_index):
             check("xgemv_create", lib.xgemv_create(ctypes.byref(self.value)))
         self.stream = 0
-        self.batch_invariant = False
+        self.batch_invariant = self.early_start = False
 
     def __del__(self):
         if self.value:
@@ -147,7 +152,7 @@ class _Handle:
 
 
 _per_thread = threading.local()
-_batch_invariant = False
+_batch_invariant = _early_start = False
 
 
 def handle_for(device_index):
@@ -172,6 +177,9 @@ def handle_for(device_index):
         check("xgemv_set_batch_invariant",
               lib.xgemv_set_batch_invariant(handle.value, int(_batch_invariant)))
         handle.batch_invariant = _batch_invariant
+    if handle.early_start != _early_start:
+        check("xgemv_set_early_start", lib.xgemv_set_early_start(handle.value, int(_early_start)))
+        handle.early_start = _early_start
     return handle
 
 
@@ -185,6 +193,15 @@ def set_batch_invariant(enabled):
     bits whatever the batch size (xgemv_set_batch_invariant), for every handle of the process."""
     global _batch_invariant
     _batch_invariant = bool(enabled)
+
+
+def set_early_start(enabled):
+    """Every handle's kernels start streaming their weights before the kernel ahead of them on
+    the stream has finished (xgemv_set_early_start; Hopper's programmatic dependent launch):
+    the caller promises that the work just before a call does not write its weight, true of
+    inference, where weights are written long before. Off by default."""
+    global _early_start
+    _early_start = bool(enabled)
 
 
 def last_kernel_variant(device_index):

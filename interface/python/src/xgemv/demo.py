@@ -10,8 +10,11 @@ the logits are to an fp32 run of the same weights.
 Each variant decodes `--replays` tokens from one captured decode step (the standard way: warm-up
 on a side stream, torch.cuda.graph, a static cache); the time per token is the median replay,
 timed with CUDA events. Eager decode (no graph) is timed too. Agreement: the same prompt and the
-same next tokens fed to every variant and to the fp32 model; the largest logit difference over
-the largest fp32 logit, and the share of steps whose top token is the fp32 model's.
+same next tokens fed to every variant and to fp32 runs; the largest logit difference over the
+largest fp32 logit, and the share of steps whose top token is the fp32 run's. Two fp32 runs:
+one of the values the variant computes with (a quantized model's dequantized weights: the
+error of the kernels), one of the original bf16 weights (with the error of quantization, which
+random weights through many layers magnify far beyond a trained model's).
 """
 import argparse
 import copy
@@ -54,7 +57,11 @@ def parse_arguments(argv):
                         help="comma-separated: bf16 (xgemv.nn.Linear) and quantized formats "
                              f"({', '.join(xgemv.FORMAT_NAMES)})")
     parser.add_argument("--replays", type=int, default=100, help="timed graph replays")
-    parser.add_argument("--eager-tokens", type=int, default=10, help="timed eager steps")
+    parser.add_argument("--eager-tokens", type=int, default=30, help="timed eager steps")
+    parser.add_argument("--early-start", action="store_true",
+                        help="xgemv's kernels load weights before the kernel ahead of them has "
+                             "finished (xgemv.set_early_start; measured slower in these "
+                             "graphs, where the kernels between the GEMVs are PyTorch's)")
     parser.add_argument("--check-tokens", type=int, default=8, help="steps compared with fp32")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
@@ -123,12 +130,8 @@ class Decoder:
     def step(self):
         self.graph.replay() if self.graph else self._step()
 
-    def restart(self):
-        self.position.fill_(PROMPT)
-
     def logits_for(self, tokens):
         """Logits of each step fed tokens[:, t] (from the prompt's end), as fp32 on the host."""
-        self.restart()
         result = []
         for t in range(tokens.shape[1]):
             self.token.copy_(tokens[:, t:t + 1])
@@ -164,17 +167,46 @@ def agreement(logits, reference):
     return error.item(), top.item()
 
 
+def cache_length(args):
+    """One cache length for every variant and the fp32 run, so that all see the same cache."""
+    return PROMPT + args.check_tokens + args.eager_tokens + args.replays + 8
+
+
+def fp32_logits(model, prompt, tokens, args):
+    """Logits of an fp32 copy of model, its quantized layers replaced by their dequantized
+    values."""
+    dense = copy.deepcopy(model)
+    for name, module in list(dense.named_modules()):
+        for child_name, child in list(module.named_children()):
+            if isinstance(child, xgemv.nn.QuantizedLinear):
+                layer = torch.nn.Linear(child.in_features, child.out_features,
+                                        bias=child.bias is not None, device="cuda")
+                layer.weight.copy_(child.dequantize(torch.float32))
+                if child.bias is not None:
+                    layer.bias.copy_(child.bias)
+                setattr(module, child_name, layer)
+    dense = dense.float()
+    logits = Decoder(dense, prompt, cache_length(args)).logits_for(tokens)
+    del dense
+    torch.cuda.empty_cache()
+    return logits
+
+
 def run_variant(name, model, prompt, tokens, reference, args):
-    length = PROMPT + args.check_tokens + args.replays + args.eager_tokens + 8
-    decoder = Decoder(model, prompt, length)
+    # The logits first, on a fresh cache (as the fp32 run's), then eager and graph timing.
+    decoder = Decoder(model, prompt, cache_length(args))
+    logits = decoder.logits_for(tokens)
     eager_ms = decoder.time_eager(args.eager_tokens)
     decoder.capture()
-    logits = decoder.logits_for(tokens)
     graph_ms = decoder.time_graph(args.replays)
-    error, top = agreement(logits, reference)
+    own = reference if name.endswith("bf16") else fp32_logits(model, prompt, tokens, args)
+    error, top = agreement(logits, own)
+    quantized_error, quantized_top = agreement(logits, reference)
     progress(f"{name}: {graph_ms:.3f} ms per token in a graph, {eager_ms:.2f} ms eager")
     return {"variant": name, "graph_ms": graph_ms, "eager_ms": eager_ms,
-            "logits_error": error, "top1_agreement": top}
+            "logits_error": error, "top1_agreement": top,
+            "logits_error_vs_bf16_weights": quantized_error,
+            "top1_agreement_vs_bf16_weights": quantized_top}
 
 
 def main(argv=None):
@@ -182,6 +214,7 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("xgemv.demo: needs a CUDA device, and this machine has none", file=sys.stderr)
         return 1
+    xgemv.set_early_start(args.early_start)
     generator = torch.Generator(device="cuda").manual_seed(args.seed + 1)
     progress(f"building a {args.model}-shaped model with random weights (bf16)")
     with torch.inference_mode():
@@ -191,11 +224,7 @@ def main(argv=None):
         tokens = torch.randint(0, vocab, (args.batch, args.check_tokens), device="cuda",
                                generator=generator)
         progress("fp32 reference logits")
-        reference_model = copy.deepcopy(model).float()
-        reference = Decoder(reference_model, prompt, PROMPT + args.check_tokens + 4).logits_for(
-            tokens)
-        del reference_model
-        torch.cuda.empty_cache()
+        reference = fp32_logits(model, prompt, tokens, args)
         results = [run_variant("torch bf16", model, prompt, tokens, reference, args)]
         for name in args.formats:
             progress(f"quantize_(model, {name!r})")
@@ -209,20 +238,25 @@ def main(argv=None):
         row["eager_speedup"] = plain["eager_ms"] / row["eager_ms"]
     layers = model.config.num_hidden_layers
     print(f"{args.model}-shaped, {layers} layers, batch {args.batch}, "
-          f"{torch.cuda.get_device_name()}, xgemv {xgemv.__version__}, torch {torch.__version__}")
+          f"{torch.cuda.get_device_name()}, xgemv {xgemv.__version__}, torch {torch.__version__}, "
+          f"early start {'on' if args.early_start else 'off'}")
+    print("logits: largest difference / largest logit, and top-1 agreement, against fp32 runs "
+          "of the variant's own weight values and of the bf16 weights")
     print(f"{'variant':<22}{'graph ms/token':>15}{'speed-up':>10}{'eager ms/token':>16}"
-          f"{'speed-up':>10}{'logits vs fp32':>16}{'top-1':>8}")
+          f"{'speed-up':>10}{'vs own fp32':>13}{'top-1':>7}{'vs bf16 fp32':>14}{'top-1':>7}")
     for row in results:
         print(f"{row['variant']:<22}{row['graph_ms']:>15.3f}{row['graph_speedup']:>9.2f}x"
               f"{row['eager_ms']:>16.2f}{row['eager_speedup']:>9.2f}x"
-              f"{row['logits_error']:>16.4f}{100 * row['top1_agreement']:>7.0f}%")
+              f"{row['logits_error']:>13.4f}{100 * row['top1_agreement']:>6.0f}%"
+              f"{row['logits_error_vs_bf16_weights']:>14.4f}"
+              f"{100 * row['top1_agreement_vs_bf16_weights']:>6.0f}%")
     others = results[1:]
     print(f"demo verdict: {args.model} batch {args.batch}, per token over torch bf16: graph "
           + ", ".join(f"{r['variant'][6:]} {r['graph_speedup']:.2f}x" for r in others)
           + "; eager " + ", ".join(f"{r['variant'][6:]} {r['eager_speedup']:.2f}x" for r in others)
-          + "; logits vs fp32 (largest difference / largest logit, top-1) "
-          + ", ".join(f"{r['variant'].split()[-1]} {r['logits_error']:.3f} "
-                      f"{100 * r['top1_agreement']:.0f}%" for r in results))
+          + "; logits vs fp32 of the same weight values (largest difference / largest logit, "
+          "top-1) " + ", ".join(f"{r['variant']} {r['logits_error']:.3f} "
+                                f"{100 * r['top1_agreement']:.0f}%" for r in results))
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"model": args.model, "layers": layers, "batch": args.batch,

@@ -3,7 +3,7 @@
 import torch
 
 from . import _library as L
-from .ops import linear, qlinear
+from .ops import LinearCall, QLinearCall, check_linear, check_qlinear, linear, qlinear
 from .qweight import QWeight, parse_format
 
 
@@ -12,8 +12,25 @@ class Linear(torch.nn.Linear):
     isinstance(module, torch.nn.Linear) still holds. Up to 16 rows on xgemv's kernels (bias in
     the epilogue), more on torch.nn.functional.linear."""
 
+    # The layer's call, made at its first forward and again when its parameters change: eager
+    # decode is bound by host time, so a forward only checks x against it.
+    _xgemv_call = None
+
     def forward(self, x):
-        return linear(x, self.weight, self.bias)
+        weight, bias = self.weight, self.bias
+        if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (
+                x.requires_grad or weight.requires_grad or
+                (bias is not None and bias.requires_grad))):
+            return linear(x, weight, bias)
+        call = self._xgemv_call
+        if call is None or not call.serves(weight, bias):
+            check_linear(x, weight, bias)
+            call = self._xgemv_call = LinearCall(weight, bias)
+        shape = x.shape
+        if (x.dtype is not call.dtype or x.get_device() != call.device or not shape or
+                shape[-1] != call.inputs):
+            return linear(x, weight, bias)  # the general path: its checks say what is wrong
+        return call(x)
 
     @classmethod
     def from_linear(cls, module):
@@ -43,8 +60,23 @@ class QuantizedLinear(torch.nn.Module):
         self.bias = bias
         L.prepare_device(qweight.device.index)
 
+    _xgemv_call = None  # as xgemv.nn.Linear's
+
     def forward(self, x):
-        return qlinear(x, self.qweight, self.bias)
+        qweight, bias = self.qweight, self.bias
+        if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (
+                x.requires_grad or (bias is not None and bias.requires_grad))):
+            return qlinear(x, qweight, bias)
+        call = self._xgemv_call
+        if call is None or not call.serves(qweight, bias):
+            check_qlinear(x, qweight.outputs, qweight.inputs, bias, qweight.device)
+            call = self._xgemv_call = QLinearCall(qweight, bias)
+        shape = x.shape
+        if (x.dtype not in (torch.float16, torch.bfloat16) or x.get_device() != call.device or
+                not shape or shape[-1] != call.inputs or
+                (bias is not None and x.dtype is not bias.dtype)):
+            return qlinear(x, qweight, bias)
+        return call(x)
 
     @property
     def format(self):

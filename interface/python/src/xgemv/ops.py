@@ -85,42 +85,81 @@ def _needs_autograd(*tensors):
     return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
-def _rows_of(x):
-    """x as a column-major inputs x rows matrix: the 2-D view and its leading dimension."""
-    inputs = x.shape[-1]
-    rows = x.reshape(-1, inputs)
-    if inputs > 1 and rows.stride(1) != 1:
-        rows = rows.contiguous()
-    ld = rows.stride(0) if rows.shape[0] > 1 else inputs
-    return rows, max(ld, inputs, 1)
+class _LibraryCall:
+    """What every call of one layer shares, checked once: the weight's and the bias's
+    addresses and the library's other arguments, as ctypes objects made once. Calling it with
+    x (of the layer's dtype and device, checked by the caller) runs the GEMV on torch's current
+    stream; more than MAX_ROWS rows go to torch.nn.functional.linear."""
+
+    # Where the per-call arguments go in the argument list (the handle is first).
+    _X_AT = _Y_AT = _ROWS_AT = None
+
+    def __init__(self, outputs, inputs, bias, device):
+        self.outputs, self.inputs, self.device = outputs, inputs, device
+        self.bias = bias
+        if bias is not None and bias.stride(0) != 1:
+            bias = bias.contiguous()
+        self._bias_kept = bias  # alive as long as its address is used
+        self._bias_address = ctypes.c_void_p(None if bias is None else bias.data_ptr())
+
+    def _rows(self, x):
+        rows = x.numel() // self.inputs if self.inputs else 0
+        return rows, (x if x.is_contiguous() else x.contiguous())
+
+    def _run(self, function, arguments, x, rows):
+        y = x.new_empty(x.shape[:-1] + (self.outputs,))
+        arguments = list(arguments)
+        arguments[0] = L.handle_for(self.device).value
+        arguments[self._X_AT] = ctypes.c_void_p(x.data_ptr())
+        arguments[self._Y_AT] = ctypes.c_void_p(y.data_ptr())
+        arguments[self._ROWS_AT] = ctypes.c_int64(rows)
+        status = getattr(L.raw_lib, function)(*arguments)
+        if status == L.STATUS_WRONG_DEVICE:  # torch's current device is another one
+            with torch.cuda.device(self.device):
+                arguments[0] = L.handle_for(self.device).value
+                status = getattr(L.raw_lib, function)(*arguments)
+        L.check(function, status)
+        return y
+
+
+class LinearCall(_LibraryCall):
+    """linear's call for one weight and bias (xgemv.nn.Linear keeps one)."""
+
+    # xgemv_gemv_bias(handle, type, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs, bias)
+    _X_AT, _Y_AT, _ROWS_AT = 8, 11, 13
+
+    def __init__(self, weight, bias):
+        outputs, inputs = weight.shape
+        super().__init__(outputs, inputs, bias, weight.get_device())
+        self.weight, self.dtype = weight, weight.dtype
+        self.weight_address = weight.data_ptr()
+        lda = max(weight.stride(0), inputs, 1) if outputs > 1 else max(inputs, 1)
+        one, zero = _SCALARS.get(weight.dtype, _FLOAT_SCALARS)
+        i64, address = ctypes.c_int64, ctypes.c_void_p
+        self._arguments = (None, ctypes.c_int(L.DATATYPE_OF_DTYPE[weight.dtype]),
+                           ctypes.c_char(b"T"), i64(inputs), i64(outputs), address(one),
+                           address(self.weight_address), i64(lda), None, i64(inputs),
+                           address(zero), None, i64(outputs), None, self._bias_address)
+
+    def serves(self, weight, bias):
+        return (weight is self.weight and bias is self.bias and
+                weight.data_ptr() == self.weight_address)
+
+    def __call__(self, x):
+        rows, x = self._rows(x)
+        if rows > MAX_ROWS or rows == 0 or self.outputs == 0:
+            return F.linear(x, self.weight, self.bias)
+        return self._run("xgemv_gemv_bias", self._arguments, x, rows)
 
 
 def linear_impl(x, weight, bias=None):
     """y = x @ weight.T + bias on xgemv's kernels (bias added in the kernel's epilogue)."""
     check_linear(x, weight, bias)
-    outputs, inputs = weight.shape
     if x.device.type == "meta":
-        return x.new_empty(_linear_shape(x, outputs))
-    rows, ldx = _rows_of(x)
-    count = rows.shape[0]
-    if count > MAX_ROWS or inputs == 0 or _needs_autograd(x, weight, bias):
+        return x.new_empty(_linear_shape(x, weight.shape[0]))
+    if _needs_autograd(x, weight, bias):
         return F.linear(x, weight, bias)
-    y = torch.empty((count, outputs), dtype=x.dtype, device=x.device)
-    if count == 0 or outputs == 0:
-        return y.view(_linear_shape(x, outputs))
-    device = x.device.index
-    if torch.cuda.current_device() != device:
-        with torch.cuda.device(device):
-            return linear_impl(x, weight, bias)
-    one, zero = _SCALARS.get(x.dtype, _FLOAT_SCALARS)
-    lda = max(weight.stride(0), inputs) if outputs > 1 else inputs
-    if bias is not None and bias.stride(0) != 1:
-        bias = bias.contiguous()
-    L.check("xgemv_gemv_bias", L.lib.xgemv_gemv_bias(
-        L.handle_for(device).value, L.DATATYPE_OF_DTYPE[x.dtype], b"T", inputs, outputs, one,
-        weight.data_ptr(), lda, rows.data_ptr(), ldx, zero, y.data_ptr(), outputs, count,
-        None if bias is None else bias.data_ptr()))
-    return y.view(_linear_shape(x, outputs))
+    return LinearCall(weight, bias)(x)
 
 
 @torch.library.custom_op("xgemv::linear", mutates_args=())
@@ -177,29 +216,40 @@ def check_qlinear(x, outputs, inputs, bias, device):
     _check_device("qlinear", x, bias)
 
 
+class QLinearCall(_LibraryCall):
+    """qlinear's call for one quantized weight and bias (xgemv.nn.QuantizedLinear keeps one)."""
+
+    # xgemv_qgemv_bias(handle, alpha, weight, X, ldx, beta, Y, ldy, y_type, nrhs, bias)
+    _X_AT, _Y_AT, _ROWS_AT = 3, 6, 9
+
+    def __init__(self, qweight, bias):
+        super().__init__(qweight.outputs, qweight.inputs, bias, qweight.device.index)
+        self.qweight = qweight
+        one, zero = _FLOAT_SCALARS
+        i64, address = ctypes.c_int64, ctypes.c_void_p
+        # One argument list per activation dtype (the library's weight and y's type).
+        self._arguments = {
+            dtype: (None, address(one), qweight.view(dtype), None, i64(self.inputs),
+                    address(zero), None, i64(self.outputs),
+                    ctypes.c_int(L.DATATYPE_OF_DTYPE[dtype]), None, self._bias_address)
+            for dtype in (torch.float16, torch.bfloat16)}
+
+    def serves(self, qweight, bias):
+        return qweight is self.qweight and bias is self.bias
+
+    def __call__(self, x):
+        rows, x = self._rows(x)
+        if rows > MAX_ROWS or rows == 0:
+            return F.linear(x, self.qweight.dequantize(x.dtype), self.bias)
+        return self._run("xgemv_qgemv_bias", self._arguments[x.dtype], x, rows)
+
+
 def qlinear_impl(x, qweight, bias=None):
     """y = x @ W.T + bias for a quantized weight W (xgemv.QWeight)."""
-    outputs, inputs = qweight.outputs, qweight.inputs
-    check_qlinear(x, outputs, inputs, bias, qweight.device)
-    rows, ldx = _rows_of(x)
-    count = rows.shape[0]
-    if count > MAX_ROWS or _needs_autograd(x, bias):
+    check_qlinear(x, qweight.outputs, qweight.inputs, bias, qweight.device)
+    if _needs_autograd(x, bias):
         return F.linear(x, qweight.dequantize(x.dtype), bias)
-    y = torch.empty((count, outputs), dtype=x.dtype, device=x.device)
-    if count == 0:
-        return y.view(_linear_shape(x, outputs))
-    device = x.device.index
-    if torch.cuda.current_device() != device:
-        with torch.cuda.device(device):
-            return qlinear_impl(x, qweight, bias)
-    one, zero = _FLOAT_SCALARS
-    if bias is not None and bias.stride(0) != 1:
-        bias = bias.contiguous()
-    L.check("xgemv_qgemv_bias", L.lib.xgemv_qgemv_bias(
-        L.handle_for(device).value, one, qweight.view(x.dtype), rows.data_ptr(), ldx, zero,
-        y.data_ptr(), outputs, L.DATATYPE_OF_DTYPE[x.dtype], count,
-        None if bias is None else bias.data_ptr()))
-    return y.view(_linear_shape(x, outputs))
+    return QLinearCall(qweight, bias)(x)
 
 
 @torch.library.custom_op("xgemv::qlinear", mutates_args=())
