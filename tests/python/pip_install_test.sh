@@ -8,7 +8,12 @@ set -euo pipefail
 python=$1 work=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work"
-"$python" -m venv --system-site-packages "$work/venv"
+"$python" -m venv "$work/venv"
+# The new environment sees PYTHON's own packages (PYTHON may itself be a virtual environment,
+# whose packages --system-site-packages would not bring).
+site=$("$work/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+"$python" -c "import sysconfig; print('\n'.join(sorted({sysconfig.get_paths()[k] for k in ('purelib', 'platlib')})))" \
+  > "$site/xgemv-test-base.pth"
 "$work/venv/bin/pip" install --no-build-isolation --no-deps --no-index \
   --config-settings=build-dir="$work/build" "$root/interface/python"
 cd "$work"

@@ -114,7 +114,7 @@ def test_qlinear_against_its_dequantized_weight(qformat, dtype, rows):
     module = xgemv.nn.QuantizedLinear.from_linear(layer, qformat)
     x = _random(rows, 1024, dtype=dtype, seed=17)
     y = module(x)
-    dense = module.dequantize(torch.float64)
+    dense = module.dequantize().double()
     reference = x.double() @ dense.t() + layer.bias.double()
     magnitude = x.double().abs() @ dense.abs().t()
     _assert_within_bound(y, reference, magnitude, dtype, 1024)
@@ -131,18 +131,25 @@ def test_quantization_error_is_small():
         assert error < limit, (qformat, error.item())
 
 
-@pytest.mark.parametrize("act_order", [False, True])
-@pytest.mark.parametrize("zeros_minus_one", [False, True])
-def test_gptq_conversion_matches_the_reference(act_order, zeros_minus_one):
-    outputs, inputs, group = 256, 512, 128
-    generator = torch.Generator(device="cuda").manual_seed(19)
+def _int4_codes(outputs, inputs, group, seed):
+    """Random 4-bit codes [out, in], zero points [out, groups] and fp16 scales [groups, out]."""
+    generator = torch.Generator(device="cuda").manual_seed(seed)
     codes = torch.randint(0, 16, (outputs, inputs), device="cuda", generator=generator,
                           dtype=torch.uint8)
     zeros = torch.randint(0, 16, (outputs, inputs // group), device="cuda", generator=generator,
                           dtype=torch.uint8)
     scales = torch.rand(inputs // group, outputs, device="cuda", generator=generator).half()
+    return codes, zeros, scales
+
+
+@pytest.mark.parametrize("act_order", [False, True])
+@pytest.mark.parametrize("zeros_minus_one", [False, True])
+def test_gptq_conversion_matches_the_reference(act_order, zeros_minus_one):
+    outputs, inputs, group = 256, 512, 128
+    codes, zeros, scales = _int4_codes(outputs, inputs, group, seed=19)
     g_idx = None
     if act_order:
+        generator = torch.Generator(device="cuda").manual_seed(190)
         g_idx = (torch.randperm(inputs, device="cuda", generator=generator) // group).int()
     qweight, qzeros = cf.gptq_pack(codes, zeros, zeros_minus_one)
     module = xgemv.nn.QuantizedLinear.from_gptq(qweight, qzeros, scales, g_idx,
@@ -155,16 +162,39 @@ def test_gptq_conversion_matches_the_reference(act_order, zeros_minus_one):
 
 
 def test_awq_conversion_matches_the_reference():
-    outputs, inputs, group = 128, 256, 64
-    generator = torch.Generator(device="cuda").manual_seed(21)
-    codes = torch.randint(0, 16, (outputs, inputs), device="cuda", generator=generator,
-                          dtype=torch.uint8)
-    zeros = torch.randint(0, 16, (outputs, inputs // group), device="cuda", generator=generator,
-                          dtype=torch.uint8)
-    scales = torch.rand(inputs // group, outputs, device="cuda", generator=generator).half()
+    codes, zeros, scales = _int4_codes(128, 256, 64, seed=21)
     qweight, qzeros = cf.awq_pack(codes, zeros)
     module = xgemv.nn.QuantizedLinear.from_awq(qweight, qzeros, scales)
     assert torch.equal(module.dequantize(), cf.awq_unpack(qweight, qzeros, scales))
+
+
+@pytest.mark.parametrize("kind", ["gptq", "awq"])
+def test_checkpoint_layers_replace_a_models_linears(kind):
+    model = torch.nn.Sequential(torch.nn.Linear(256, 128, device="cuda", dtype=torch.float16),
+                                torch.nn.SiLU(),
+                                torch.nn.Linear(128, 64, device="cuda", dtype=torch.float16))
+    state, references = {}, {}
+    for index in (0, 2):
+        layer = model[index]
+        codes, zeros, scales = _int4_codes(layer.out_features, layer.in_features, 64, seed=index)
+        if kind == "gptq":
+            qweight, qzeros = cf.gptq_pack(codes, zeros)
+            references[index] = cf.gptq_unpack(qweight, qzeros, scales)
+        else:
+            qweight, qzeros = cf.awq_pack(codes, zeros)
+            references[index] = cf.awq_unpack(qweight, qzeros, scales)
+        state.update({f"{index}.qweight": qweight.cpu(), f"{index}.qzeros": qzeros.cpu(),
+                      f"{index}.scales": scales.cpu(), f"{index}.bias": layer.bias.detach()})
+    loader = xgemv.load_gptq_ if kind == "gptq" else xgemv.load_awq_
+    assert loader(model, state) == 2
+    for index in (0, 2):
+        assert isinstance(model[index], xgemv.nn.QuantizedLinear)
+        assert torch.equal(model[index].dequantize(), references[index])
+    x = _random(3, 256, dtype=torch.float16, seed=28)
+    with torch.inference_mode():
+        hidden = F.silu(x.double() @ references[0].double().t() + model[0].bias.double())
+        expected = hidden @ references[2].double().t() + model[2].bias.double()
+        assert (model(x).double() - expected).abs().max() <= 0.02 * expected.abs().max()
 
 
 def test_quantized_state_dict_round_trip():
