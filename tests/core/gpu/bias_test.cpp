@@ -170,24 +170,12 @@ void run_bias_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), 0), XGEMV_STATUS_SUCCESS);
 }
 
-// Runs a table of cases with fresh data each, seeded from `label` and the case's index; stops
-// after a few failing cases so a broken kernel does not bury the report.
 template <class T>
 void run_bias_cases(const std::vector<GemvCase> &cases, const GpuHandles &gpu,
                     const std::string &label) {
-  constexpr int kMaxFailingCases = 8;
-  const ::testing::TestResult &result =
-      *::testing::UnitTest::GetInstance()->current_test_info()->result();
-  int failing_cases = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const int failures_before = result.total_part_count();
-    run_bias_case<T>(cases[i], gpu, case_seed(label + Element<T>::name, i));
-    if (result.total_part_count() > failures_before) ++failing_cases;
-    if (failing_cases >= kMaxFailingCases) {
-      ADD_FAILURE() << "stopped after " << failing_cases << " failing cases of " << cases.size();
-      return;
-    }
-  }
+  run_case_table<T>(cases, label, [&gpu](const GemvCase &c, uint64_t seed) {
+    run_bias_case<T>(c, gpu, seed);
+  });
 }
 
 // Every nrhs of kNrhsCounts on shapes of every family of each op: moderate tall and wide ones,

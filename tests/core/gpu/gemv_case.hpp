@@ -314,24 +314,32 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), 0), XGEMV_STATUS_SUCCESS);
 }
 
-// Runs a table of cases with fresh data each, seeded from `label` and the case's index; stops
-// after a few failing cases so a broken kernel does not bury the report.
-template <class T>
-void run_gemv_cases(const std::vector<GemvCase> &cases, const GpuHandles &gpu,
-                    const std::string &label) {
+// Runs run_case(case, seed) for a table of cases with fresh data each, seeded from `label` and
+// the case's index; stops after a few failing cases so a broken kernel does not bury the report.
+template <class T, class RunCase>
+void run_case_table(const std::vector<GemvCase> &cases, const std::string &label,
+                    RunCase run_case) {
   constexpr int kMaxFailingCases = 8;
   const ::testing::TestResult &result =
       *::testing::UnitTest::GetInstance()->current_test_info()->result();
   int failing_cases = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const int failures_before = result.total_part_count();
-    run_gemv_case<T>(cases[i], gpu, case_seed(label + Element<T>::name, i));
+    run_case(cases[i], case_seed(label + Element<T>::name, i));
     if (result.total_part_count() > failures_before) ++failing_cases;
     if (failing_cases >= kMaxFailingCases) {
       ADD_FAILURE() << "stopped after " << failing_cases << " failing cases of " << cases.size();
       return;
     }
   }
+}
+
+template <class T>
+void run_gemv_cases(const std::vector<GemvCase> &cases, const GpuHandles &gpu,
+                    const std::string &label) {
+  run_case_table<T>(cases, label, [&gpu](const GemvCase &c, uint64_t seed) {
+    run_gemv_case<T>(c, gpu, seed);
+  });
 }
 
 }  // namespace xgemv_test
