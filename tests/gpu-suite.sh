@@ -86,18 +86,22 @@ if [[ -x $bench ]]; then
   fi
 fi
 
-# The Python package's demo: a Hugging Face Llama-3-8B-shaped decoder (random weights) in a
-# CUDA graph and eager, plain PyTorch bf16 against quantize_(.., "bf16") and the quantized
-# formats, on this build's library; its verdict line goes into the summary.
+# The Python package's demo on this build's library: Hugging Face decoders of Llama-3-8B shape
+# (batch 1 and 4) and Qwen2.5-7B shape (q/k/v with bias), random weights, in a CUDA graph and
+# eager, plain PyTorch bf16 against quantize_(.., "bf16") and quantized formats (about 30 s
+# each); their verdict lines go into the summary.
 demo_line="not run (no python3 with torch and transformers)"
 if python3 -c "import torch, transformers" 2>/dev/null; then
-  if XGEMV_LIBRARY=$PWD/build-gpu/src/libxgemv.so PYTHONPATH=$PWD/interface/python/src \
-      python3 -m xgemv.demo --model llama3-8b --formats bf16,int4-g128,int8,fp8 \
-      --json "$log_dir/demo.json" 2>&1 | tee "$log_dir/demo.log"; then
-    demo_line="ran (log: $log_dir/demo.log)"
-  else
-    demo_line="FAILED (log: $log_dir/demo.log)"
-  fi
+  demo_line="ran (log: $log_dir/demo.log)"
+  : > "$log_dir/demo.log"
+  for demo in "llama3-8b 1 bf16,int4-g128,int8,fp8" "qwen2.5-7b 1 bf16,int4-g128,int8" \
+      "llama3-8b 4 bf16,int4-g128,int8"; do
+    read -r model batch formats <<< "$demo"
+    XGEMV_LIBRARY=$PWD/build-gpu/src/libxgemv.so PYTHONPATH=$PWD/interface/python/src \
+      python3 -m xgemv.demo --model "$model" --batch "$batch" --formats "$formats" \
+      --json "$log_dir/demo-$model-batch$batch.json" 2>&1 | tee -a "$log_dir/demo.log" ||
+      demo_line="FAILED (log: $log_dir/demo.log)"
+  done
 fi
 
 sanitize_ok=1
@@ -153,7 +157,7 @@ fi
   [[ -f $log_dir/quant.log ]] && grep -E '^quant verdict' "$log_dir/quant.log" | tail -n 1
   [[ -f $log_dir/quant-peers.log ]] && grep -E '^quant peers' "$log_dir/quant-peers.log" | tail -n 1
   [[ -f $log_dir/quant-decode.log ]] && grep -E '^quant decode verdict' "$log_dir/quant-decode.log" | tail -n 1
-  [[ -f $log_dir/demo.log ]] && grep -E '^demo verdict' "$log_dir/demo.log" | tail -n 1
+  [[ -f $log_dir/demo.log ]] && grep -E '^demo verdict' "$log_dir/demo.log"
   echo "logs   : $log_dir"
   echo "================================================="
 } | tee "$log_dir/summary.txt"

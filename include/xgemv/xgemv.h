@@ -68,7 +68,7 @@ extern "C" {
 #endif
 
 #define XGEMV_VERSION_MAJOR 0
-#define XGEMV_VERSION_MINOR 2
+#define XGEMV_VERSION_MINOR 3
 #define XGEMV_VERSION_PATCH 0
 
 /* Status of a call. The argument errors carry the Reference BLAS argument position as their

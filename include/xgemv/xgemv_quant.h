@@ -63,7 +63,7 @@
  *      and of o1 respectively, byte e of the word for input e.
  *    Padding codes encode v = 0 (4-bit: q = 8, or q = z; 8-bit: 0).
  *  - Scales, of scale_type: S_p[(t * G + j) * 16 + r] is the scale of output 16 t + r for
- *    packed group j, G = KB_count * KB / group (group: group_size for INT4, 128 for
+ *    packed group j, G = ceil(KB_count * KB / group) (group: group_size for INT4, 128 for
  *    FP8_E4M3_BLOCK, KB_count * KB (one group) for the per-output formats). Padding scales are 0.
  *  - Zero points (INT4 with zero points only): byte (t * G + j) * 8 + r / 2, bits 4 (r % 2) ..
  *    4 (r % 2) + 3, is z of output 16 t + r, packed group j. Padding zero points are 8.
