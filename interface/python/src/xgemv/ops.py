@@ -85,6 +85,10 @@ def _needs_autograd(*tensors):
     return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
+def _no_call():
+    return None
+
+
 class _LibraryCall:
     """What every call of one layer shares, checked once: the weight's and the bias's
     addresses and the library's other arguments, as ctypes objects made once. Calling it with
@@ -93,6 +97,10 @@ class _LibraryCall:
 
     # Where the per-call arguments go in the argument list (the handle is first).
     _X_AT = _Y_AT = _ROWS_AT = None
+
+    def __reduce__(self):
+        # A copied or pickled layer makes its call anew (ctypes pointers cannot be copied).
+        return (_no_call, ())
 
     def __init__(self, outputs, inputs, bias, device):
         self.outputs, self.inputs, self.device = outputs, inputs, device
