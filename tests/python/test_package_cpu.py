@@ -219,3 +219,18 @@ def test_awq_layout_bit_by_bit():
                                                            for o in cf.AWQ_ORDER]
     dense = cf.awq_unpack(qweight, qzeros, scales)
     assert torch.equal(dense, _naive_dense(codes, zeros, scales, lambda k: k // 32))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, BF16])
+def test_a_layers_prepared_arguments_pass_the_librarys_checks(dtype):
+    # The arguments a layer's call makes once reach xgemv_gemv_bias in its order and types:
+    # with no handle, every argument check passes and the handle's is the first to fail.
+    import ctypes
+    from xgemv import _library, ops
+    call = ops.LinearCall(torch.ones(48, 64, dtype=dtype), torch.ones(48, dtype=dtype))
+    arguments = list(call._arguments)
+    for at in (call._X_AT, call._Y_AT):
+        arguments[at] = ctypes.c_void_p(4096)
+    arguments[call._ROWS_AT] = ctypes.c_int64(3)
+    status = _library.lib.xgemv_gemv_bias(*arguments)
+    assert status == 20, _library.describe_status(status)  # XGEMV_STATUS_INVALID_HANDLE

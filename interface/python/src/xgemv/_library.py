@@ -20,7 +20,6 @@ _ptr = ctypes.c_void_p
 R_32F, R_64F, R_16F, R_16BF = 0, 1, 2, 14
 DATATYPE_OF_DTYPE = {torch.float32: R_32F, torch.float64: R_64F, torch.float16: R_16F,
                      torch.bfloat16: R_16BF}
-DTYPE_OF_DATATYPE = {value: key for key, value in DATATYPE_OF_DTYPE.items()}
 
 STATUS_SUCCESS = 0
 # Statuses behind which a CUDA runtime error is recorded (xgemv_last_cuda_error).
@@ -52,8 +51,10 @@ class QWeightLayout(ctypes.Structure):
                 ("row_tiles", _c_int64), ("k_blocks", _c_int64), ("scale_groups", _c_int64)]
 
 
-_float_p = ctypes.POINTER(ctypes.c_float)
-# name: (argument types, result type); int results are xgemv_status.
+# name: (argument types, result type); int results are xgemv_status. xgemv_gemv_bias and
+# xgemv_qgemv_bias are left without argument types: the per-layer calls (ops.LinearCall) pass
+# ctypes objects they made once, which ctypes passes as they are (converting 15 Python numbers
+# through argtypes costs several microseconds a call, and eager decode is bound by host time).
 _SIGNATURES = {
     "xgemv_version_string": ([], ctypes.c_char_p),
     "xgemv_status_string": ([_c_int], ctypes.c_char_p),
@@ -63,14 +64,10 @@ _SIGNATURES = {
     "xgemv_set_stream": ([_ptr, _ptr], _c_int),
     "xgemv_set_batch_invariant": ([_ptr, _c_int], _c_int),
     "xgemv_set_early_start": ([_ptr, _c_int], _c_int),
-    "xgemv_get_last_kernel_variant": ([_ptr], ctypes.c_char_p),
     # (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy), one per element type
     **{name: ([_ptr, _c_char, _c_int64, _c_int64, _ptr, _ptr, _c_int64, _ptr, _c_int64, _ptr,
                _ptr, _c_int64], _c_int)
        for name in ("xgemv_sgemv", "xgemv_dgemv", "xgemv_hgemv", "xgemv_bf16gemv")},
-    # (handle, type, trans, m, n, alpha, A, lda, X, ldx, beta, Y, ldy, nrhs, bias)
-    "xgemv_gemv_bias": ([_ptr, _c_int, _c_char, _c_int64, _c_int64, _ptr, _ptr, _c_int64, _ptr,
-                         _c_int64, _ptr, _ptr, _c_int64, _c_int64, _ptr], _c_int),
     "xgemv_qweight_get_layout": ([ctypes.POINTER(QWeightInfo), ctypes.POINTER(QWeightLayout)],
                                  _c_int),
     "xgemv_qweight_create": ([ctypes.POINTER(_ptr), ctypes.POINTER(QWeightInfo), _ptr], _c_int),
@@ -81,10 +78,10 @@ _SIGNATURES = {
     "xgemv_qweight_pack_awq": ([_ptr, _ptr, _ptr, _ptr, _ptr], _c_int),
     "xgemv_qweight_quantize": ([_ptr, _ptr, _ptr, _c_int64], _c_int),
     "xgemv_qweight_dequantize": ([_ptr, _ptr, _ptr, _c_int64, _c_int], _c_int),
-    # (handle, alpha, weight, X, ldx, beta, Y, ldy, y_type, nrhs, bias)
-    "xgemv_qgemv_bias": ([_ptr, _ptr, _ptr, _ptr, _c_int64, _ptr, _ptr, _c_int64, _c_int,
-                          _c_int64, _ptr], _c_int),
 }
+
+
+_CALLED_WITH_CTYPES_OBJECTS = ("xgemv_gemv_bias", "xgemv_qgemv_bias")
 
 
 def _library_path():
@@ -108,15 +105,13 @@ def _load():
         function = getattr(library, name)
         function.argtypes = argtypes
         function.restype = restype
+    for name in _CALLED_WITH_CTYPES_OBJECTS:
+        getattr(library, name)  # an older library without them fails here, not at a call
     return library
 
 
 lib = _load()
 LIBRARY_PATH = _library_path()
-# The same library without argument types: the per-layer calls (ops.LinearCall) pass ctypes
-# objects they made once, which ctypes then passes as they are (converting 15 Python numbers
-# through argtypes costs several microseconds a call, and eager decode is bound by host time).
-raw_lib = ctypes.CDLL(str(LIBRARY_PATH))
 
 
 def describe_status(status):
@@ -202,8 +197,3 @@ def set_early_start(enabled):
     inference, where weights are written long before. Off by default."""
     global _early_start
     _early_start = bool(enabled)
-
-
-def last_kernel_variant(device_index):
-    name = lib.xgemv_get_last_kernel_variant(handle_for(device_index).value)
-    return name.decode() if name else None

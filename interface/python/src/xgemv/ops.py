@@ -121,11 +121,11 @@ class _LibraryCall:
         arguments[self._X_AT] = ctypes.c_void_p(x.data_ptr())
         arguments[self._Y_AT] = ctypes.c_void_p(y.data_ptr())
         arguments[self._ROWS_AT] = ctypes.c_int64(rows)
-        status = getattr(L.raw_lib, function)(*arguments)
+        status = getattr(L.lib, function)(*arguments)
         if status == L.STATUS_WRONG_DEVICE:  # torch's current device is another one
             with torch.cuda.device(self.device):
                 arguments[0] = L.handle_for(self.device).value
-                status = getattr(L.raw_lib, function)(*arguments)
+                status = getattr(L.lib, function)(*arguments)
         L.check(function, status)
         return y
 

@@ -59,7 +59,6 @@ def quantize_(model, qformat, *, filter_fn=None):
                            f"{fmt.group_size})")
             continue
         setattr(parent, attribute, QuantizedLinear.from_linear(layer, fmt))
-        del layer
     if skipped:
         warnings.warn(f"xgemv.quantize_({qformat!r}) left {len(skipped)} layer(s) as they are: "
                       + "; ".join(skipped), stacklevel=2)

@@ -90,6 +90,12 @@ def _require(tensor, what, dtype, shape, device):
     return tensor.contiguous()
 
 
+def _metadata_arguments(metadata):
+    """QWeight's constructor arguments before the storage, from QWeight.metadata()."""
+    return (metadata["format"], metadata["outputs"], metadata["inputs"],
+            getattr(torch, metadata["scale_dtype"]), metadata["permuted"])
+
+
 class QWeight:
     """A quantized weight of `outputs` x `inputs` (PyTorch's [out_features, in_features]): its
     format, the dtype of its scales, and its packed storage (a uint8 CUDA tensor), with the
@@ -140,10 +146,7 @@ class QWeight:
         return {"metadata": self.metadata(), "storage": self.storage}
 
     def __setstate__(self, state):
-        metadata = state["metadata"]
-        self.__init__(metadata["format"], metadata["outputs"], metadata["inputs"],
-                      getattr(torch, metadata["scale_dtype"]), metadata["permuted"],
-                      state["storage"])
+        self.__init__(*_metadata_arguments(state["metadata"]), state["storage"])
 
     @property
     def device(self):
@@ -157,8 +160,7 @@ class QWeight:
 
     @classmethod
     def from_metadata(cls, metadata, storage):
-        return cls(metadata["format"], metadata["outputs"], metadata["inputs"],
-                   getattr(torch, metadata["scale_dtype"]), metadata["permuted"], storage)
+        return cls(*_metadata_arguments(metadata), storage)
 
     def _handle(self):
         return L.handle_for(self.device.index).value
