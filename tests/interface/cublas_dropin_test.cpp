@@ -39,6 +39,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/dropin_test.hpp"
 #include "support/element_types.hpp"
 #include "support/gemv_layout.hpp"
 #include "support/interface_test_support.h"
@@ -47,143 +48,8 @@
 
 namespace {
 
-using xgemv_test::from_double;
-using xgemv_test::to_double;
+using namespace dropin_test;
 using xgemv_test::vector_offset;
-
-// --- bookkeeping --------------------------------------------------------------------------------
-
-enum class Expect { xgemv, cublas, forwarded };
-Expect expected_server = Expect::xgemv;
-int failures = 0;
-int calls_checked = 0;
-
-void fail(const std::string &what) {
-  if (++failures <= 40) std::printf("FAIL %s\n", what.c_str());
-}
-
-void check_cuda(cudaError_t error, const char *what) {
-  if (error != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(error));
-}
-
-// Streams are destroyed at exit, not when done with: a new stream may take a destroyed one's
-// address, which the drop-in would take for the stream it knows (interface/README.md).
-std::vector<cudaStream_t> used_streams;
-void retire(cudaStream_t stream) { used_streams.push_back(stream); }
-
-// The real cuBLAS entry point `name`, past any drop-in.
-template <class Function>
-Function real_cublas(const char *name) {
-  static void *const library = dlopen("libcublas.so.13", RTLD_LAZY | RTLD_NOLOAD);
-  return reinterpret_cast<Function>(library != nullptr ? dlsym(library, name) : nullptr);
-}
-
-// Captures stderr around one call and checks who served it, by the run's expectation; with the
-// drop-in on, its log line must hold `detail` too when given (e.g. " nrhs=4 " for a call xgemv
-// serves, the reason for one it forwards).
-class ServedBy {
- public:
-  ServedBy(std::string entry, bool valid_blas, std::string context, std::string detail = "")
-      : entry_(std::move(entry)),
-        valid_blas_(valid_blas),
-        context_(std::move(context)),
-        detail_(std::move(detail)) {
-    test_capture_begin(2);
-  }
-  ServedBy(const ServedBy &) = delete;
-  ServedBy &operator=(const ServedBy &) = delete;
-  ~ServedBy() {
-    const std::string log = test_capture_end();
-    ++calls_checked;
-    const std::string prefix = std::string("xgemv_cublas: ") + entry_ + " -> ";
-    std::string wanted;
-    switch (expected_server) {
-      case Expect::cublas:
-        if (log.find("xgemv_cublas:") != std::string::npos)
-          fail(context_ + ": drop-in log line without the drop-in: " + log);
-        return;
-      case Expect::forwarded: wanted = prefix + "cublas (XGEMV_CUBLAS_DISABLE"; break;
-      case Expect::xgemv: wanted = prefix + (valid_blas_ ? "xgemv (" : "cublas ("); break;
-    }
-    const size_t line = log.find(wanted);
-    if (line == std::string::npos) {
-      fail(context_ + ": expected \"" + wanted + "\" in the log, got \"" + log + "\"");
-    } else if (expected_server == Expect::xgemv && !detail_.empty() &&
-               log.substr(line, log.find('\n', line) - line).find(detail_) == std::string::npos) {
-      fail(context_ + ": expected \"" + detail_ + "\" in the log line, got \"" + log + "\"");
-    }
-  }
-
- private:
-  std::string entry_;  // owned: callers pass names built on the fly (e.g. the _64 forms)
-  bool valid_blas_;
-  std::string context_;
-  std::string detail_;
-};
-
-// --- element types ------------------------------------------------------------------------------
-
-template <class T>
-bool same_value(T a, T b) {  // exact; NaN equals NaN (both untouched)
-  const double x = to_double(a), y = to_double(b);
-  return x == y || (std::isnan(x) && std::isnan(y));
-}
-
-// Exact by value (zeros of either sign): a served call against the host loop.
-template <class T>
-bool same_values(const std::vector<T> &a, const std::vector<T> &b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!same_value(a[i], b[i])) return false;
-  return true;
-}
-
-// Bit for bit: a forwarded call against the real cuBLAS.
-template <class T>
-bool same_bits(const std::vector<T> &a, const std::vector<T> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-uint32_t random_state = 2024;
-int small_integer() {  // in [-2, 2]
-  random_state = random_state * 1664525u + 1013904223u;
-  return int((random_state >> 16) % 5) - 2;
-}
-
-template <class T>
-std::vector<T> random_values(size_t count) {
-  std::vector<T> values(count);
-  for (T &value : values) value = from_double<T>(small_integer());
-  return values;
-}
-
-template <class T>
-class DeviceArray {
- public:
-  explicit DeviceArray(const std::vector<T> &host) : size_(host.size()) {
-    check_cuda(cudaMalloc(&data_, std::max<size_t>(size_, 1) * sizeof(T)), "cudaMalloc");
-    check_cuda(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
-               "cudaMemcpy to device");
-    // A pageable copy may return before the device has written; work on a non-blocking stream
-    // is not ordered after the default stream.
-    check_cuda(cudaStreamSynchronize(nullptr), "cudaMemcpy to device: sync");
-  }
-  DeviceArray(const DeviceArray &) = delete;
-  DeviceArray &operator=(const DeviceArray &) = delete;
-  ~DeviceArray() { cudaFree(data_); }
-
-  T *get() const { return data_; }
-  std::vector<T> read() const {
-    std::vector<T> host(size_);
-    check_cuda(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost),
-               "cudaMemcpy to host");
-    return host;
-  }
-
- private:
-  T *data_ = nullptr;
-  size_t size_;
-};
 
 // --- gemv families ------------------------------------------------------------------------------
 
@@ -810,13 +676,7 @@ std::string provider_of_sgemv() {
 
 int main(int argc, char **argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "xgemv") {
-    expected_server = Expect::xgemv;
-  } else if (mode == "cublas") {
-    expected_server = Expect::cublas;
-  } else if (mode == "forwarded") {
-    expected_server = Expect::forwarded;
-  } else {
+  if (!parse_mode(mode)) {
     std::printf("usage: %s xgemv|cublas|forwarded\n", argv[0]);
     return 2;
   }
