@@ -1,13 +1,16 @@
-// The cuBLAS entry points the drop-in defines, with cuBLAS's exact signatures (the extern "C"
-// block makes the compiler check each against cublas_api.h). Each one is the same two lines:
-// its real counterpart, looked up once, and `intercept`, which routes the call to xgemv or
-// forwards it untouched.
+// The cuBLAS and cuBLASLt entry points the drop-in defines, with their exact signatures (the
+// extern "C" block makes the compiler check each against cublas_api.h and cublasLt.h). Each one
+// is the same two lines: its real counterpart, looked up once, and `intercept` (or
+// `intercept_matmul`), which routes the call to xgemv or forwards it untouched.
 #include <cstdio>
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include "dropin_settings.hpp"
 #include "gemv_routing.hpp"
+#include "lt_descriptors.hpp"
+#include "lt_routing.hpp"
 #include "real_cublas.hpp"
 #include "xgemv_handles.hpp"
 
@@ -31,6 +34,50 @@ cublasStatus_t intercept(const RealFunction<Function> &real, cublasHandle_t hand
   return real(handle, args...);
 }
 
+// cublasLtMatmul: its descriptors read, then routed like a GEMM (lt_routing.hpp), on the stream
+// it names.
+template <class Function>
+cublasStatus_t intercept_matmul(const RealFunction<Function> &real, cublasLtHandle_t handle,
+                                cublasLtMatmulDesc_t operation, const void *alpha, const void *a,
+                                cublasLtMatrixLayout_t a_layout, const void *b,
+                                cublasLtMatrixLayout_t b_layout, const void *beta, const void *c,
+                                cublasLtMatrixLayout_t c_layout, void *d,
+                                cublasLtMatrixLayout_t d_layout, const cublasLtMatmulAlgo_t *algo,
+                                void *workspace, size_t workspace_bytes,
+                                cudaStream_t stream) noexcept {
+  const char *reason = "XGEMV_CUBLAS_DISABLE is set";
+  if (!interception_disabled()) {
+    const std::optional<LtMatmul> call = read_lt_matmul(
+        operation, alpha, a, a_layout, b, b_layout, beta, c, c_layout, d, d_layout, &reason);
+    if (call) {
+      const Route verdict = route_lt_matmul(*call);
+      reason = verdict.forward_reason;
+      if (verdict.problem) {
+        const ServeResult result =
+            serve_on_stream(real.name(), handle, stream, lt_pointer_mode(*call), *verdict.problem);
+        if (result.forward_reason == nullptr) return result.status;
+        reason = result.forward_reason;
+      }
+    }
+  }
+  log_call(real.name(), "cublasLt", reason);
+  return real(handle, operation, alpha, a, a_layout, b, b_layout, beta, c, c_layout, d, d_layout,
+              algo, workspace, workspace_bytes, stream);
+}
+
+// Releases the xgemv handles of a cuBLAS or cuBLASLt handle being destroyed.
+template <class Function, class Handle>
+cublasStatus_t release_then_destroy(const RealFunction<Function> &real, const char *server,
+                                    Handle handle) noexcept {
+  const int released = release_xgemv_handles(handle);
+  if (logging_enabled()) {
+    char detail[64];
+    std::snprintf(detail, sizeof detail, "released %d xgemv handle(s)", released);
+    log_call(real.name(), server, detail);
+  }
+  return real(handle);
+}
+
 // cublasGemmEx, the extern "C" one: in C++ the header adds an inline overload taking the compute
 // type as a cudaDataType.
 using GemmExFunction = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
@@ -43,22 +90,24 @@ using GemmExFunction = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cub
 }  // namespace xgemv::cublas_dropin
 
 using xgemv::cublas_dropin::intercept;
+using xgemv::cublas_dropin::intercept_matmul;
 using xgemv::cublas_dropin::RealFunction;
+using xgemv::cublas_dropin::RealLibrary;
+using xgemv::cublas_dropin::release_then_destroy;
 
 #pragma GCC visibility push(default)
 extern "C" {
 
-// --- cublasDestroy_v2: frees the xgemv handles that belong to the cuBLAS handle --------------
+// --- cublasDestroy_v2, cublasLtDestroy: free the xgemv handles that belong to the handle -----
 
 cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
   static const RealFunction real(__func__, &cublasDestroy_v2);
-  const int released = xgemv::cublas_dropin::release_xgemv_handles(handle);
-  if (xgemv::cublas_dropin::logging_enabled()) {
-    char detail[64];
-    std::snprintf(detail, sizeof detail, "released %d xgemv handle(s)", released);
-    xgemv::cublas_dropin::log_call(__func__, "cublas", detail);
-  }
-  return real(handle);
+  return release_then_destroy(real, "cublas", handle);
+}
+
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
+  static const RealFunction real(__func__, &cublasLtDestroy, RealLibrary::cublas_lt);
+  return release_then_destroy(real, "cublasLt", lightHandle);
 }
 
 // --- {S,D}gemv ----------------------------------------------------------------------------------
@@ -389,6 +438,23 @@ cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
   static const RealFunction real(__func__, &cublasGemmEx_64);
   return intercept(real, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
                    beta, C, Ctype, ldc, computeType, algo);
+}
+
+// --- cublasLtMatmul: the matmuls that are a GEMV or a few-vector GEMV, with or without bias ----
+
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                              const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
+                              const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
+                              const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
+                              void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+  static const RealFunction real(__func__, &cublasLtMatmul, RealLibrary::cublas_lt);
+  // cuBLAS's own matmuls (libcublas calls cublasLtMatmul): passed on untouched and unlogged.
+  if (xgemv::cublas_dropin::is_real_cublas_code(__builtin_return_address(0)))
+    return real(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc,
+                algo, workspace, workspaceSizeInBytes, stream);
+  return intercept_matmul(real, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
+                          Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 
 }  // extern "C"

@@ -7,6 +7,10 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
+bool is_fp64_compute(cublasComputeType_t compute_type) {
+  return compute_type == CUBLAS_COMPUTE_64F || compute_type == CUBLAS_COMPUTE_64F_PEDANTIC;
+}
+
 bool is_fp32_compute(cublasComputeType_t compute_type) {
   switch (compute_type) {
     case CUBLAS_COMPUTE_32F:
@@ -21,13 +25,14 @@ bool is_fp32_compute(cublasComputeType_t compute_type) {
   }
 }
 
-// The GemmEx type combinations xgemv serves: A/B type, C type, the GEMV's element types.
+// The GEMM type combinations xgemv serves: A/B type, C type, the GEMV's element types.
 struct ServedGemmTypes {
   cudaDataType ab_type, c_type;
   ElementTypes types;
 };
 constexpr ServedGemmTypes kServedGemmTypes[] = {
     {CUDA_R_32F, CUDA_R_32F, element_types_of<float, float, float, float>()},
+    {CUDA_R_64F, CUDA_R_64F, element_types_of<double, double, double, double>()},
     {CUDA_R_16F, CUDA_R_16F, element_types_of<__half, __half, __half, float>()},
     {CUDA_R_16BF, CUDA_R_16BF,
      element_types_of<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float>()},
@@ -58,7 +63,8 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
                                         int64_t m, int64_t n, int64_t k, const void *alpha,
                                         const void *a, int64_t lda, const void *b, int64_t ldb,
                                         const void *beta, void *c, int64_t ldc,
-                                        const ElementTypes &types, const char **reason) {
+                                        const ElementTypes &types, const GemmBatch &batch,
+                                        const char **reason) {
   const char trans_a = blas_trans(transa), trans_b = blas_trans(transb);
   if (trans_a == '\0' || trans_b == '\0') {
     *reason = "op is not N, T or C";
@@ -68,10 +74,7 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
     *reason = "empty GEMM (m, n or k <= 0)";
     return std::nullopt;
   }
-  // Where the vectors are: in the columns of C (the matrix is A) or in its rows (the matrix is
-  // B). One vector first, either way (the single-vector kernels), then the columns, then the
-  // rows.
-  const bool columns = n == 1 || (m != 1 && n <= kMaxGemmVectors);
+  const bool columns = gemm_vectors_in_columns(m, n);
   if (!columns && m > kMaxGemmVectors) {
     *reason = "a GEMM (C has more than 16 rows and more than 16 columns)";
     return std::nullopt;
@@ -85,10 +88,18 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
   }
   // x_r = x + r*ldx and y_r = c + r*ldy, r < count, with elements inc apart.
   const auto gemv = [&](char trans, int64_t rows, int64_t cols, const void *matrix, int64_t ld,
-                        const void *x, int64_t incx, int64_t ldx, int64_t incy, int64_t ldy,
-                        int64_t count) {
-    GemvProblem problem{types,  trans, rows, cols, {matrix, ld, 0, nullptr}, {x, incx, 0, nullptr},
-                        {c, incy, 0, nullptr}, 1, alpha, beta};
+                        int64_t matrix_stride, const void *x, int64_t incx, int64_t ldx,
+                        int64_t x_stride, int64_t incy, int64_t ldy, int64_t count) {
+    GemvProblem problem{types,
+                        trans,
+                        rows,
+                        cols,
+                        {matrix, ld, matrix_stride, nullptr},
+                        {x, incx, x_stride, nullptr},
+                        {c, incy, batch.stride_c, nullptr},
+                        batch.count,
+                        alpha,
+                        beta};
     problem.x.ld = ldx;
     problem.y.ld = ldy;
     problem.rhs_count = count;
@@ -96,36 +107,56 @@ std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperatio
   };
   // Columns of C: y_j = op(A) * (column j of op(B)); column j of B^T is row j of B.
   if (columns)
-    return gemv(a_plain ? 'N' : 'T', rows_a, a_plain ? k : m, a, lda, b, b_plain ? 1 : ldb,
-                b_plain ? ldb : 1, 1, ldc, n);
+    return gemv(a_plain ? 'N' : 'T', rows_a, a_plain ? k : m, a, lda, batch.stride_a, b,
+                b_plain ? 1 : ldb, b_plain ? ldb : 1, batch.stride_b, 1, ldc, n);
   // Rows of C (C^T = op(B)^T op(A)^T): y_i = op(B)^T * (row i of op(A)), y_i row i of C (inc
   // ldc); row i of A is strided by lda, row i of A^T is column i of A.
-  return gemv(b_plain ? 'T' : 'N', rows_b, b_plain ? n : k, b, ldb, a, a_plain ? lda : 1,
-              a_plain ? 1 : lda, ldc, 1, m);
+  return gemv(b_plain ? 'T' : 'N', rows_b, b_plain ? n : k, b, ldb, batch.stride_b, a,
+              a_plain ? lda : 1, a_plain ? 1 : lda, batch.stride_a, ldc, 1, m);
+}
+
+const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
+                                      cudaDataType c_type, cublasComputeType_t compute_type,
+                                      const char **reason) {
+  if (a_type != b_type) {
+    *reason = "A and B types differ";
+    return nullptr;
+  }
+  const bool fp64 = a_type == CUDA_R_64F;
+  if (fp64 ? !is_fp64_compute(compute_type) : !is_fp32_compute(compute_type)) {
+    *reason = fp64 ? "compute type is not 64F" : "compute type is not 32F";
+    return nullptr;
+  }
+  for (const ServedGemmTypes &types : kServedGemmTypes)
+    if (types.ab_type == a_type && types.c_type == c_type) return &types.types;
+  *reason = "data types not served";
+  return nullptr;
+}
+
+Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason) {
+  if (!gemv) return {std::nullopt, reason};
+  // Several vectors are served where xgemv runs them on the tensor cores (16-bit op T, the
+  // layout of x @ W.T); its CUDA-core kernels for several fp32 / fp64 vectors or op N lose to
+  // cuBLAS's GEMM from about four vectors on (bench/results), so those calls stay with cuBLAS.
+  const bool sixteen_bit =
+      gemv->types.a == ElementType::kF16 || gemv->types.a == ElementType::kBF16;
+  if (gemv->rhs_count > 1 && !(sixteen_bit && gemv->transposed()))
+    return {std::nullopt,
+            "several vectors of fp32 or op N, or of fp64 (cuBLAS's GEMM is faster there)"};
+  return checked_route(*gemv);
 }
 
 Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
                  int64_t k, const void *alpha, const void *a, cudaDataType a_type, int64_t lda,
                  const void *b, cudaDataType b_type, int64_t ldb, const void *beta, void *c,
                  cudaDataType c_type, int64_t ldc, cublasComputeType_t compute_type) {
-  if (!is_fp32_compute(compute_type)) return {std::nullopt, "compute type is not 32F"};
-  if (a_type != b_type) return {std::nullopt, "A and B types differ"};
-  const ServedGemmTypes *served = nullptr;
-  for (const ServedGemmTypes &types : kServedGemmTypes)
-    if (types.ab_type == a_type && types.c_type == c_type) served = &types;
-  const char *reason = "data types not served";
-  const std::optional<GemvProblem> gemv =
-      served ? gemv_of_gemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                            served->types, &reason)
-             : std::nullopt;
-  if (!gemv) return {std::nullopt, reason};
-  // Several vectors are served where xgemv runs them on the tensor cores (16-bit op T, the
-  // layout of x @ W.T); its CUDA-core kernels for several fp32 vectors or op N lose to cuBLAS's
-  // GEMM from about four vectors on (bench/results), so those calls stay with cuBLAS.
-  const bool sixteen_bit = gemv->types.a == ElementType::kF16 || gemv->types.a == ElementType::kBF16;
-  if (gemv->rhs_count > 1 && !(sixteen_bit && gemv->transposed()))
-    return {std::nullopt, "several vectors of fp32 or op N (cuBLAS's GEMM is faster there)"};
-  return checked_route(*gemv);
+  const char *reason = nullptr;
+  const ElementTypes *types = served_gemm_types(a_type, b_type, c_type, compute_type, &reason);
+  if (types == nullptr) return {std::nullopt, reason};
+  const std::optional<GemvProblem> gemv = gemv_of_gemm(transa, transb, m, n, k, alpha, a, lda, b,
+                                                       ldb, beta, c, ldc, *types, GemmBatch{},
+                                                       &reason);
+  return route_gemv_of_gemm(gemv, reason);
 }
 
 }  // namespace xgemv::cublas_dropin

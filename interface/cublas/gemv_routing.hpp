@@ -62,27 +62,52 @@ Route route(cublasOperation_t op, Int m, Int n, const S *alpha, const TA *a, Int
 // once for up to that many).
 inline constexpr int64_t kMaxGemmVectors = 16;
 
+// Whether the vectors of a GEMM-as-GEMV with C of m x n are the columns of C (the matrix is A)
+// rather than its rows (the matrix is B): one vector first, either way (the single-vector
+// kernels), then the columns, then the rows.
+constexpr bool gemm_vectors_in_columns(int64_t m, int64_t n) {
+  return n == 1 || (m != 1 && n <= kMaxGemmVectors);
+}
+
+// A strided batch of GEMMs (cublasLtMatmul's layouts): GEMM b reads A, B and C b * stride
+// elements after GEMM 0's. One GEMM: count 1.
+struct GemmBatch {
+  int64_t count = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+};
+
 // C (m x n) = alpha*op(A)*op(B) + beta*C as one GEMV problem of rhs_count vectors, when the call
 // is a valid GEMM with m, n, k > 0 (k == 0 scales C, which a GEMV of length 0 would not do) and
-// C is, in this order of preference:
+// C is, in this order of preference (gemm_vectors_in_columns):
 //  - one column (n == 1): the matrix is A, the vector column 0 of op(B);
 //  - one row (m == 1): the matrix is B, the vector row 0 of op(A), y row 0 of C (inc ldc);
 //  - 2..kMaxGemmVectors columns: the matrix is A, the vectors the n columns of op(B) (op N:
 //    inc 1, ld ldb; op T: inc ldb, ld 1), y the columns of C (inc 1, ld ldc);
 //  - 2..kMaxGemmVectors rows (C^T = op(B)^T op(A)^T): the matrix is B, the vectors the m rows
 //    of op(A) (op N: inc lda, ld 1; op T: inc 1, ld lda), y the rows of C (inc ldc, ld 1).
-// y is C; the problem is not checked yet.
+// y is C; a batch becomes the problem's batch with the strides of its operands. The problem is
+// not checked yet.
 std::optional<GemvProblem> gemv_of_gemm(cublasOperation_t transa, cublasOperation_t transb,
                                         int64_t m, int64_t n, int64_t k, const void *alpha,
                                         const void *a, int64_t lda, const void *b, int64_t ldb,
                                         const void *beta, void *c, int64_t ldc,
-                                        const ElementTypes &types, const char **reason);
+                                        const ElementTypes &types, const GemmBatch &batch,
+                                        const char **reason);
 
-// cublasGemmEx[_64]: A and B of one type in {16F, 16BF, 32F}, C of that type or 32F (the
-// HSH/TST/S and HSS/TSS combinations), any CUBLAS_COMPUTE_32F* compute type (float scalars;
-// xgemv accumulates in full fp32, at least as accurate as each of them), any algo. A problem of
-// several vectors is served only with 16F / 16BF A and B and op T (trans 'T'); several fp32
-// vectors and op N problems are forwarded.
+// The GEMV element types of a GEMM's types, or nullptr (with the reason) where xgemv does not
+// serve them: A and B of one type in {16F, 16BF, 32F, 64F}, C of that type or 32F for 16-bit A
+// and B (the HSH/TST/S/D and HSS/TSS combinations); any CUBLAS_COMPUTE_32F* compute type for
+// the first three (float scalars; xgemv accumulates in full fp32, at least as accurate as each
+// of them), CUBLAS_COMPUTE_64F[_PEDANTIC] for 64F (double scalars).
+const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
+                                      cudaDataType c_type, cublasComputeType_t compute_type,
+                                      const char **reason);
+
+// The verdict on a GEMM-as-GEMV (nullopt: not one, for `reason`): a problem of several vectors
+// is served only with 16-bit A and op T (trans 'T', xgemv's tensor-core kernel); several fp32
+// or fp64 vectors and op N problems are forwarded. Then the one checker.
+Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason);
+
+// cublasGemmEx[_64]: the types of served_gemm_types, any algo.
 Route route_gemm(cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
                  int64_t k, const void *alpha, const void *a, cudaDataType a_type, int64_t lda,
                  const void *b, cudaDataType b_type, int64_t ldb, const void *beta, void *c,
@@ -118,5 +143,11 @@ struct ServeResult {
 // Runs the problem with the handle's stream, pointer mode and device; logs it when served
 // (gemv_serve.cpp).
 ServeResult serve(const char *entry, cublasHandle_t handle, const CheckedProblem &problem) noexcept;
+
+// The same for a caller that names the stream and pointer mode itself (cublasLtMatmul); `owner`
+// is the caller's handle, whose xgemv handles serve it (xgemv_handles.hpp).
+ServeResult serve_on_stream(const char *entry, const void *owner, cudaStream_t stream,
+                            xgemv_pointer_mode pointer_mode,
+                            const CheckedProblem &problem) noexcept;
 
 }  // namespace xgemv::cublas_dropin

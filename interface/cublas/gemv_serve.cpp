@@ -10,12 +10,13 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-// "T m=64 n=32 batch=1 nrhs=4 t_rowblock_32" (nrhs: the vectors of each problem), for the log.
+// "T m=64 n=32 batch=1 nrhs=4 t_rowblock_32" (nrhs: the vectors of each problem; " bias" when
+// the problem adds one), for the log.
 void describe(const GemvProblem &p, const char *variant, char *text, std::size_t size) {
-  std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld nrhs=%lld %s", p.trans,
+  std::snprintf(text, size, "%c m=%lld n=%lld batch=%lld nrhs=%lld%s %s", p.trans,
                 static_cast<long long>(p.m), static_cast<long long>(p.n),
                 static_cast<long long>(p.batch_count), static_cast<long long>(p.rhs_count),
-                variant ? variant : "no launch");
+                p.bias != nullptr ? " bias" : "", variant ? variant : "no launch");
 }
 
 }  // namespace
@@ -27,15 +28,22 @@ ServeResult serve(const char *entry, cublasHandle_t handle, const CheckedProblem
   if (real_get_stream(handle, &stream) != CUBLAS_STATUS_SUCCESS ||
       real_get_pointer_mode(handle, &pointer_mode) != CUBLAS_STATUS_SUCCESS)
     return {CUBLAS_STATUS_SUCCESS, "cannot read the handle's stream or pointer mode"};
+  return serve_on_stream(entry, handle, stream,
+                         pointer_mode == CUBLAS_POINTER_MODE_DEVICE ? XGEMV_POINTER_MODE_DEVICE
+                                                                    : XGEMV_POINTER_MODE_HOST,
+                         problem);
+}
 
+ServeResult serve_on_stream(const char *entry, const void *owner, cudaStream_t stream,
+                            xgemv_pointer_mode pointer_mode,
+                            const CheckedProblem &problem) noexcept {
+  if (owner == nullptr) return {CUBLAS_STATUS_SUCCESS, "NULL handle"};
   xgemv_status status = XGEMV_STATUS_INTERNAL_ERROR;
   const char *variant = nullptr;
   {
-    const HandleLease lease = acquire_xgemv_handle(handle, stream);
+    const HandleLease lease = acquire_xgemv_handle(owner, stream);
     if (!lease) return {CUBLAS_STATUS_SUCCESS, lease.reason()};
-    xgemv_set_pointer_mode(lease.get(), pointer_mode == CUBLAS_POINTER_MODE_DEVICE
-                                            ? XGEMV_POINTER_MODE_DEVICE
-                                            : XGEMV_POINTER_MODE_HOST);
+    xgemv_set_pointer_mode(lease.get(), pointer_mode);
     status = xgemv::run(lease.get(), problem);
     variant = xgemv_get_last_kernel_variant(lease.get());
   }

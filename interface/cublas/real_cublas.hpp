@@ -1,24 +1,29 @@
-// The real cuBLAS behind the drop-in: every call xgemv does not serve goes there untouched.
+// The real cuBLAS and cuBLASLt behind the drop-in: every call xgemv does not serve goes there
+// untouched.
 #pragma once
 
 #include <cublas_v2.h>
 
 namespace xgemv::cublas_dropin {
 
-// The address of `name` in the real libcublas.so.13, or nullptr. The library is the one the
-// process already loaded (found by soname, also in a local scope such as PyTorch's, where
-// RTLD_NEXT finds nothing), else loaded now. `self` is the drop-in's own definition of `name`:
-// a lookup that lands there (the drop-in installed under cuBLAS's soname) counts as not found.
-void *real_cublas_symbol(const char *name, const void *self) noexcept;
+enum class RealLibrary { cublas, cublas_lt };
 
-// One real cuBLAS entry point, looked up once (at its first use).
+// The address of `name` in the real libcublas.so.13 (libcublasLt.so.13), or nullptr. The
+// library is the one the process already loaded (found by soname, also in a local scope such as
+// PyTorch's, where RTLD_NEXT finds nothing), else loaded now. `self` is the drop-in's own
+// definition of `name`: a lookup that lands there (the drop-in installed under the library's
+// soname) counts as not found.
+void *real_cublas_symbol(RealLibrary library, const char *name, const void *self) noexcept;
+
+// One real cuBLAS (cuBLASLt) entry point, looked up once (at its first use).
 template <class Function>
 class RealFunction {
  public:
-  RealFunction(const char *name, Function self) noexcept
+  RealFunction(const char *name, Function self,
+               RealLibrary library = RealLibrary::cublas) noexcept
       : name_(name),
         function_(reinterpret_cast<Function>(
-            real_cublas_symbol(name, reinterpret_cast<const void *>(self)))) {}
+            real_cublas_symbol(library, name, reinterpret_cast<const void *>(self)))) {}
 
   const char *name() const noexcept { return name_; }
 
@@ -31,6 +36,10 @@ class RealFunction {
   const char *name_;
   Function function_;
 };
+
+// Whether `code` (a return address) lies in the real libcublas.so: cuBLAS calls cublasLtMatmul
+// itself, and those calls are its own business.
+bool is_real_cublas_code(const void *code) noexcept;
 
 // The handle's stream and pointer mode, as the real cuBLAS reports them.
 cublasStatus_t real_get_stream(cublasHandle_t handle, cudaStream_t *stream) noexcept;

@@ -13,10 +13,10 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-// (cuBLAS handle, stream, thread for the per-thread default stream, else no thread).
+// (cuBLAS or cuBLASLt handle, stream, thread for the per-thread default stream, else no thread).
 using HandleKey = std::tuple<std::uintptr_t, std::uintptr_t, std::thread::id>;
 
-HandleKey key_of(cublasHandle_t owner, cudaStream_t stream) {
+HandleKey key_of(const void *owner, cudaStream_t stream) {
   const std::thread::id thread =
       stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
   return {reinterpret_cast<std::uintptr_t>(owner), reinterpret_cast<std::uintptr_t>(stream),
@@ -38,7 +38,7 @@ void destroy_detached(xgemv_handle handle) noexcept {
 
 class HandleTable {
  public:
-  HandleLease acquire(cublasHandle_t owner, cudaStream_t stream) {
+  HandleLease acquire(const void *owner, cudaStream_t stream) {
     const HandleKey key = key_of(owner, stream);
     for (;;) {
       {
@@ -56,7 +56,7 @@ class HandleTable {
     }
   }
 
-  int release(cublasHandle_t owner) {
+  int release(const void *owner) {
     std::vector<xgemv_handle> released;
     {
       std::unique_lock<std::shared_mutex> table_lock(mutex_);
@@ -131,7 +131,7 @@ HandleLease::HandleLease(std::shared_lock<std::shared_mutex> table_lock,
                          std::unique_lock<std::mutex> use_lock, xgemv_handle handle) noexcept
     : table_lock_(std::move(table_lock)), use_lock_(std::move(use_lock)), handle_(handle) {}
 
-HandleLease acquire_xgemv_handle(cublasHandle_t owner, cudaStream_t stream) noexcept {
+HandleLease acquire_xgemv_handle(const void *owner, cudaStream_t stream) noexcept {
   try {
     return handle_table().acquire(owner, stream);
   } catch (...) {  // allocation or lock failure: nothing was launched, cuBLAS can serve it
@@ -139,7 +139,7 @@ HandleLease acquire_xgemv_handle(cublasHandle_t owner, cudaStream_t stream) noex
   }
 }
 
-int release_xgemv_handles(cublasHandle_t owner) noexcept {
+int release_xgemv_handles(const void *owner) noexcept {
   try {
     return handle_table().release(owner);
   } catch (...) {

@@ -1,15 +1,16 @@
-// The xgemv handles behind the program's cuBLAS handles.
+// The xgemv handles behind the program's cuBLAS and cuBLASLt handles.
 //
-// One xgemv handle per (cuBLAS handle, stream): an xgemv handle's workspace serves one stream at
-// a time, while a cuBLAS handle is routinely moved between streams with work still in flight
-// (PyTorch sets the current stream on its per-thread handle before every call). The per-thread
+// One xgemv handle per (cuBLAS or cuBLASLt handle, stream): an xgemv handle's workspace serves
+// one stream at a time, while a cuBLAS handle is routinely moved between streams with work still
+// in flight (PyTorch sets the current stream on its per-thread handle before every call; a
+// cuBLASLt call names its stream). The per-thread
 // default stream is one stream per thread, so its key also names the thread.
 //
 // Handles are created lazily, on the device current at the first call. A stream first seen
 // while it is capturing (PyTorch captures on a stream of its own) gets a handle without the
 // split workspace, since allocating or synchronising would break the capture: its calls are
 // served without splitting reductions, and the handle gets its workspace at its first call
-// outside a capture. Handles are destroyed when the program destroys the cuBLAS handle.
+// outside a capture. Handles are destroyed when the program destroys its handle.
 #pragma once
 
 #include <mutex>
@@ -41,9 +42,10 @@ class HandleLease {
 };
 
 // The xgemv handle for calls of `owner` on `stream`, created on first use.
-HandleLease acquire_xgemv_handle(cublasHandle_t owner, cudaStream_t stream) noexcept;
+HandleLease acquire_xgemv_handle(const void *owner, cudaStream_t stream) noexcept;
 
-// Destroys every xgemv handle of `owner` (cublasDestroy_v2); returns how many there were.
-int release_xgemv_handles(cublasHandle_t owner) noexcept;
+// Destroys every xgemv handle of `owner` (cublasDestroy_v2, cublasLtDestroy); returns how many
+// there were.
+int release_xgemv_handles(const void *owner) noexcept;
 
 }  // namespace xgemv::cublas_dropin

@@ -2,7 +2,9 @@
 // only; cuBLAS keeps the rest, interface/README.md), how a GEMM whose C has at most 16 columns
 // or rows becomes one GEMV problem of that many vectors, checked by running both on the host for
 // every op combination, and which of those GEMMs xgemv serves: one vector always, several only
-// where the problem is 16-bit and transposed (op T, xgemv's tensor-core kernel).
+// where the problem is 16-bit and transposed (op T, xgemv's tensor-core kernel). Then
+// cublasLtMatmul's calls, their descriptors read: layouts (row order, batches), the bias
+// epilogue, and every descriptor value that sends a call to cuBLASLt.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,11 +14,13 @@
 #include <vector>
 
 #include "cublas/gemv_routing.hpp"
+#include "cublas/lt_routing.hpp"
 
 namespace xgemv::cublas_dropin {
 namespace {
 
 constexpr ElementTypes kFloat = element_types_of<float, float, float, float>();
+constexpr ElementTypes kDouble = element_types_of<double, double, double, double>();
 constexpr ElementTypes kHalf = element_types_of<__half, __half, __half, float>();
 constexpr ElementTypes kBf16 = element_types_of<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float>();
 constexpr ElementTypes kHalfToFloat = element_types_of<__half, __half, float, float>();
@@ -151,7 +155,7 @@ std::optional<GemvProblem> gemv_of(cublasOperation_t op_a, cublasOperation_t op_
                                    int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                                    const char **reason) {
   return gemv_of_gemm(op_a, op_b, m, n, k, &kOne, &kOperandA, lda, &kOperandB, ldb, &kOne,
-                      &kOperandC, ldc, kFloat, reason);
+                      &kOperandC, ldc, kFloat, GemmBatch{}, reason);
 }
 
 std::vector<double> numbered(size_t count, int seed) {
@@ -322,7 +326,13 @@ TEST(GemmExRouting, ServesMatchingTypesWithFp32Compute) {
     EXPECT_EQ((*route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F).problem)->rhs_count, columns);
 
     EXPECT_FALSE(route_of(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F).problem);  // half scalars
-    EXPECT_FALSE(route_of(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F).problem);
+    const Route fp64 = route_of(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F);
+    if (columns == 1)
+      EXPECT_TRUE(serves_as(fp64, kDouble)) << reason_of(fp64);
+    else
+      EXPECT_TRUE(several_vectors_forwarded(fp64)) << reason_of(fp64);
+    EXPECT_FALSE(route_of(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_32F).problem);
+    EXPECT_FALSE(route_of(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_64F).problem);
     EXPECT_FALSE(route_of(CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F).problem);
     EXPECT_FALSE(route_of(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I).problem);
   }
@@ -490,6 +500,244 @@ TEST(GemmExRouting, SeveralVectorsAreServedOnlyAs16BitOpT) {
     EXPECT_TRUE(several_vectors_forwarded(
         route(op_a, CUBLAS_OP_N, 8, 4, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8)));
   }
+}
+
+// --- cublasLtMatmul -------------------------------------------------------------------------
+
+LtLayout column_layout(cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
+  LtLayout layout;
+  layout.type = type;
+  layout.rows = rows;
+  layout.cols = cols;
+  layout.ld = ld;
+  return layout;
+}
+
+// PyTorch's Linear with bias on `batch` rows (addmm's cuBLASLt path): D (out x batch) =
+// W^T(k x out)^T * X^T (k x batch) + bias, C = D, host alpha 1 and beta 0.
+const float kZero = 0.0f;
+alignas(16) char kWeight[64], kInput[64], kBias[64], kOutput[64], kOtherOutput[64];
+LtMatmul linear_with_bias(cudaDataType ab, cudaDataType cd, int64_t out, int64_t k,
+                          int64_t batch) {
+  LtMatmul call;
+  call.trans_a = CUBLAS_OP_T;
+  call.epilogue = CUBLASLT_EPILOGUE_BIAS;
+  call.bias = kBias;
+  call.alpha = &kOne;
+  call.beta = &kZero;
+  call.a = kWeight;
+  call.b = kInput;
+  call.c = kOutput;
+  call.d = kOutput;
+  call.a_layout = column_layout(ab, uint64_t(k), uint64_t(out), k);
+  call.b_layout = column_layout(ab, uint64_t(k), uint64_t(batch), k);
+  call.c_layout = call.d_layout = column_layout(cd, uint64_t(out), uint64_t(batch), out);
+  return call;
+}
+
+bool lt_forwarded_for(const LtMatmul &call, const std::string &reason_part) {
+  const Route verdict = route_lt_matmul(call);
+  return !verdict.problem && reason_of(verdict).find(reason_part) != std::string::npos;
+}
+
+TEST(LtMatmulRouting, LinearWithBiasIsOneProblemWithTheBias) {
+  for (const int64_t batch : {1, 2, 4, 16}) {
+    const Route verdict =
+        route_lt_matmul(linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 1024, 512, batch));
+    ASSERT_TRUE(serves_as(verdict, kBf16)) << reason_of(verdict);
+    const GemvProblem &p = **verdict.problem;
+    EXPECT_EQ(p.trans, 'T');
+    EXPECT_EQ(p.m, 512);
+    EXPECT_EQ(p.n, 1024);
+    EXPECT_EQ(p.rhs_count, batch);
+    EXPECT_EQ(p.a.data, kWeight);
+    EXPECT_EQ(p.a.ld, 512);
+    EXPECT_EQ(p.x.data, kInput);
+    EXPECT_EQ(p.y.data, kOutput);
+    EXPECT_EQ(p.bias, kBias);
+    EXPECT_EQ(p.batch_count, 1);
+  }
+  // Without the epilogue: no bias (TORCH_BLAS_PREFER_CUBLASLT's plain GEMMs).
+  LtMatmul plain = linear_with_bias(CUDA_R_16F, CUDA_R_16F, 256, 128, 1);
+  plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const Route verdict = route_lt_matmul(plain);
+  ASSERT_TRUE(serves_as(verdict, kHalf)) << reason_of(verdict);
+  EXPECT_EQ((*verdict.problem)->bias, nullptr);
+  EXPECT_EQ(lt_pointer_mode(plain), XGEMV_POINTER_MODE_HOST);
+}
+
+TEST(LtMatmulRouting, ServesTheGemmTypesWithScalarsOfTheComputeType) {
+  const struct {
+    cudaDataType ab, cd;
+    cublasComputeType_t compute;
+    cudaDataType scale;
+    ElementTypes types;
+  } served[] = {
+      {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, kHalf},
+      {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_FAST_16BF, CUDA_R_32F, kBf16},
+      {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, kHalfToFloat},
+      {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, kBf16ToFloat},
+      {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, kFloat},
+      {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, kDouble},
+  };
+  const double zero = 0.0;
+  for (const auto &t : served) {
+    LtMatmul call = linear_with_bias(t.ab, t.cd, 64, 32, 1);
+    call.compute_type = t.compute;
+    call.scale_type = t.scale;
+    if (t.scale == CUDA_R_64F) call.beta = &zero;
+    const Route verdict = route_lt_matmul(call);
+    EXPECT_TRUE(serves_as(verdict, t.types)) << t.ab << "->" << t.cd << ": " << reason_of(verdict);
+    call.scale_type = t.scale == CUDA_R_64F ? CUDA_R_32F : CUDA_R_64F;
+    EXPECT_TRUE(lt_forwarded_for(call, "scale type")) << t.ab;
+  }
+  LtMatmul half_compute = linear_with_bias(CUDA_R_16F, CUDA_R_16F, 64, 32, 1);
+  half_compute.compute_type = CUBLAS_COMPUTE_16F;
+  EXPECT_TRUE(lt_forwarded_for(half_compute, "compute type"));
+  LtMatmul fp8 = linear_with_bias(CUDA_R_8F_E4M3, CUDA_R_16BF, 64, 32, 1);
+  EXPECT_TRUE(lt_forwarded_for(fp8, "data types"));
+  LtMatmul mixed = linear_with_bias(CUDA_R_16F, CUDA_R_16F, 64, 32, 1);
+  mixed.c_layout.type = CUDA_R_32F;
+  EXPECT_TRUE(lt_forwarded_for(mixed, "C and D types"));
+  // Several fp32 vectors: cuBLAS's GEMM, as for GemmEx.
+  EXPECT_TRUE(several_vectors_forwarded(
+      route_lt_matmul(linear_with_bias(CUDA_R_32F, CUDA_R_32F, 64, 32, 4))));
+}
+
+TEST(LtMatmulRouting, RowOrderOperandsAreTheirTransposes) {
+  // W row-major (out x k, ld k) with op N is W^T column-major with op T: the Linear above.
+  LtMatmul call = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 1024, 512, 4);
+  call.trans_a = CUBLAS_OP_N;
+  call.a_layout = column_layout(CUDA_R_16BF, 1024, 512, 512);
+  call.a_layout.order = CUBLASLT_ORDER_ROW;
+  Route verdict = route_lt_matmul(call);
+  ASSERT_TRUE(serves_as(verdict, kBf16)) << reason_of(verdict);
+  EXPECT_EQ((*verdict.problem)->trans, 'T');
+  EXPECT_EQ((*verdict.problem)->m, 512);
+  EXPECT_EQ((*verdict.problem)->a.ld, 512);
+  // X row-major (batch x k) with op T is X^T column-major (k x batch) with op N.
+  call.trans_b = CUBLAS_OP_T;
+  call.b_layout = column_layout(CUDA_R_16BF, 4, 512, 512);
+  call.b_layout.order = CUBLASLT_ORDER_ROW;
+  verdict = route_lt_matmul(call);
+  ASSERT_TRUE(serves_as(verdict, kBf16)) << reason_of(verdict);
+  EXPECT_EQ((*verdict.problem)->x.inc, 1);
+  EXPECT_EQ((*verdict.problem)->x.ld, 512);
+  // Tiled orders and row-major C / D are cuBLASLt's.
+  LtMatmul tiled = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 64, 32, 1);
+  tiled.a_layout.order = CUBLASLT_ORDER_COL32;
+  EXPECT_TRUE(lt_forwarded_for(tiled, "tiled order"));
+  LtMatmul row_output = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 64, 32, 1);
+  row_output.d_layout.order = CUBLASLT_ORDER_ROW;
+  EXPECT_TRUE(lt_forwarded_for(row_output, "column order"));
+}
+
+TEST(LtMatmulRouting, StridedBatchesKeepTheirStrides) {
+  LtMatmul call = linear_with_bias(CUDA_R_16F, CUDA_R_16F, 64, 32, 2);
+  for (LtLayout *layout : {&call.a_layout, &call.b_layout, &call.c_layout, &call.d_layout})
+    layout->batch_count = 3;
+  call.a_layout.batch_stride = 0;  // one weight for every item
+  call.b_layout.batch_stride = 70;
+  call.c_layout.batch_stride = call.d_layout.batch_stride = 130;
+  const Route verdict = route_lt_matmul(call);
+  ASSERT_TRUE(serves_as(verdict, kHalf)) << reason_of(verdict);
+  const GemvProblem &p = **verdict.problem;
+  EXPECT_EQ(p.batch_count, 3);
+  EXPECT_EQ(p.a.stride, 0);
+  EXPECT_EQ(p.x.stride, 70);
+  EXPECT_EQ(p.y.stride, 130);
+  EXPECT_EQ(p.bias, kBias);
+  // A bias per item, unequal counts, pointer arrays: cuBLASLt's.
+  LtMatmul per_item = call;
+  per_item.bias_batch_stride = 64;
+  EXPECT_TRUE(lt_forwarded_for(per_item, "bias per batch item"));
+  LtMatmul unequal = call;
+  unequal.b_layout.batch_count = 1;
+  EXPECT_TRUE(lt_forwarded_for(unequal, "batch counts"));
+  LtMatmul arrays = call;
+  arrays.a_layout.batch_mode = 1;
+  EXPECT_TRUE(lt_forwarded_for(arrays, "pointer-array"));
+  LtMatmul none = call;
+  for (LtLayout *layout : {&none.a_layout, &none.b_layout, &none.c_layout, &none.d_layout})
+    layout->batch_count = 0;
+  EXPECT_TRUE(lt_forwarded_for(none, "batch count"));
+}
+
+TEST(LtMatmulRouting, DIsComputedInPlace) {
+  // C elsewhere is served when it is not read (host beta 0), into D.
+  LtMatmul apart = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 64, 32, 2);
+  apart.c = kOtherOutput;
+  const Route verdict = route_lt_matmul(apart);
+  ASSERT_TRUE(serves_as(verdict, kBf16)) << reason_of(verdict);
+  EXPECT_EQ((*verdict.problem)->y.data, kOutput);
+  // Read (beta 1), or possibly read (device beta): cuBLASLt's.
+  LtMatmul read = apart;
+  read.beta = &kOne;
+  EXPECT_TRUE(lt_forwarded_for(read, "C is not D"));
+  LtMatmul device = apart;
+  device.pointer_mode = CUBLASLT_POINTER_MODE_DEVICE;
+  EXPECT_TRUE(lt_forwarded_for(device, "C is not D"));
+  // The same pointer with another leading dimension is another matrix.
+  LtMatmul other_ld = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 64, 32, 2);
+  other_ld.beta = &kOne;
+  other_ld.c_layout.ld = 80;
+  EXPECT_TRUE(lt_forwarded_for(other_ld, "C is not D"));
+  // In place with device scalars: served, in the device pointer mode.
+  LtMatmul in_place = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 64, 32, 2);
+  in_place.pointer_mode = CUBLASLT_POINTER_MODE_DEVICE;
+  EXPECT_TRUE(serves_as(route_lt_matmul(in_place), kBf16));
+  EXPECT_EQ(lt_pointer_mode(in_place), XGEMV_POINTER_MODE_DEVICE);
+}
+
+TEST(LtMatmulRouting, WhatXgemvDoesNotComputeStaysWithCublasLt) {
+  const LtMatmul base = linear_with_bias(CUDA_R_16BF, CUDA_R_16BF, 64, 32, 1);
+  ASSERT_TRUE(route_lt_matmul(base).problem.has_value());
+  const auto changed = [&](auto change) {
+    LtMatmul call = base;
+    change(call);
+    return call;
+  };
+  const struct {
+    LtMatmul call;
+    const char *reason_part;
+  } forwarded[] = {
+      {changed([](LtMatmul &c) { c.unserved_attribute = "A scale pointer set"; }), "A scale"},
+      {changed([](LtMatmul &c) { c.trans_c = CUBLAS_OP_T; }), "transc"},
+      {changed([](LtMatmul &c) { c.fill_mode = CUBLAS_FILL_MODE_LOWER; }), "fill mode"},
+      {changed([](LtMatmul &c) { c.pointer_mode = CUBLASLT_POINTER_MODE_DEVICE_VECTOR; }),
+       "pointer mode"},
+      {changed([](LtMatmul &c) { c.epilogue = CUBLASLT_EPILOGUE_RELU_BIAS; }), "epilogue"},
+      {changed([](LtMatmul &c) { c.epilogue = CUBLASLT_EPILOGUE_GELU; }), "epilogue"},
+      {changed([](LtMatmul &c) { c.b_layout.plane_offset = 128; }), "planar"},
+      {changed([](LtMatmul &c) { c.bias = nullptr; }), "without a bias"},
+      {changed([](LtMatmul &c) { c.bias_type = CUDA_R_32F; }), "bias type"},
+      {changed([](LtMatmul &c) { c.b_layout.rows = 31; }), "sizes"},
+      {changed([](LtMatmul &c) { c.c_layout.cols = 2; }), "sizes"},
+      {changed([](LtMatmul &c) { c.a_layout.ld = 16; }), "leading dimension"},
+      // 17 x 17: a GEMM; k == 0: C scaled, not a GEMV.
+      {changed([](LtMatmul &c) {
+         c.a_layout = column_layout(CUDA_R_16BF, 32, 17, 32);
+         c.b_layout = column_layout(CUDA_R_16BF, 32, 17, 32);
+         c.c_layout = c.d_layout = column_layout(CUDA_R_16BF, 17, 17, 17);
+       }),
+       "a GEMM"},
+      {changed([](LtMatmul &c) {
+         c.a_layout.rows = c.b_layout.rows = 0;
+       }),
+       "empty"},
+  };
+  for (const auto &f : forwarded)
+    EXPECT_TRUE(lt_forwarded_for(f.call, f.reason_part))
+        << f.reason_part << ": " << reason_of(route_lt_matmul(f.call));
+  // The bias of D's rows with the vectors in its rows (a wide D of one row): cuBLASLt's.
+  LtMatmul wide = base;
+  wide.trans_a = CUBLAS_OP_T;
+  wide.a_layout = column_layout(CUDA_R_16BF, 32, 1, 32);
+  wide.b_layout = column_layout(CUDA_R_16BF, 32, 64, 32);
+  wide.c_layout = wide.d_layout = column_layout(CUDA_R_16BF, 1, 64, 1);
+  EXPECT_TRUE(lt_forwarded_for(wide, "D's rows"));
+  wide.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  EXPECT_TRUE(serves_as(route_lt_matmul(wide), kBf16)) << reason_of(route_lt_matmul(wide));
 }
 
 }  // namespace

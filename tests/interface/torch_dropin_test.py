@@ -18,6 +18,13 @@ the fp16 / bf16 GEMMs (cublasGemmEx, ops T,N: xgemv's tensor-core problem) must 
 one xgemv problem of 4 vectors ("nrhs=4"), and the fp32 ones (cublasSgemm_v2 with 4 columns)
 as forwarded to cuBLAS, which keeps several fp32 vectors.
 
+Then Linear layers with a bias (PyTorch fuses the bias into a cublasLtMatmul from two rows on,
+a single row reaches cublasGemmEx), fp16 / bf16 on 1 and 4 rows, 2-D and 3-D inputs, and a
+small random-weight Hugging Face Qwen2 (biased q/k/v projections) in decode steps at batch 1
+and 4:
+every call logged there must be xgemv's, the biased 4-row ones as cublasLtMatmul problems of 4
+vectors with the bias ("nrhs=4 bias"), and the results must match the plain run's.
+
 usage: torch_dropin_test.py path/to/libxgemv_cublas.so
 Exits 77 (skipped) without torch or without a CUDA device.
 """
@@ -138,6 +145,61 @@ def batch_decode(torch):
     return {key: value.float().cpu() for key, value in results.items()}
 
 
+BIAS_BEGIN = "torch_dropin_test: linear with bias begins"
+BIAS_END = "torch_dropin_test: linear with bias ends"
+
+
+def biased_linears(torch):
+    """Linear layers with a bias on 1 and BATCH rows, and a small Qwen2 decoding."""
+    import torch.nn.functional as F
+
+    generator = torch.Generator(device="cuda").manual_seed(17)
+    results = {}
+    os.write(2, (BIAS_BEGIN + "\n").encode())
+    for dtype in (torch.float16, torch.bfloat16):
+        name = str(dtype).replace("torch.", "")
+        for out_features, in_features in ((1536, 1024), (256, 1024), (1000, 333)):
+            weight = torch.randint(-2, 3, (out_features, in_features), device="cuda",
+                                   generator=generator).to(dtype)
+            bias = torch.randint(-2, 3, (out_features,), device="cuda",
+                                 generator=generator).to(dtype)
+            for shape in ((1, in_features), (BATCH, in_features), (1, BATCH, in_features)):
+                tokens = torch.randint(-2, 3, shape, device="cuda", generator=generator)
+                key = f"linear with bias {name} {out_features}x{in_features} {shape} integers"
+                results[key] = F.linear(tokens.to(dtype), weight, bias)
+    results.update(qwen2_decode(torch))
+    torch.cuda.synchronize()
+    os.write(2, (BIAS_END + "\n").encode())
+    return {key: value.float().cpu() for key, value in results.items()}
+
+
+def qwen2_decode(torch):
+    """Decode steps of a small random-weight Qwen2 (biased q/k/v) at batch 1 and BATCH, fed the
+    same random tokens in both runs (argmax could part on a near tie); its logits. Nothing
+    without transformers."""
+    try:
+        from transformers import Qwen2Config, Qwen2ForCausalLM
+    except ImportError:
+        print("qwen2 decode: transformers is not installed, left out")
+        return {}
+    torch.manual_seed(19)
+    config = Qwen2Config(vocab_size=1000, hidden_size=256, intermediate_size=704,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=256)
+    model = Qwen2ForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
+    results = {}
+    with torch.no_grad():
+        for batch in (1, BATCH):
+            fed = torch.randint(0, config.vocab_size, (batch, 4), device="cuda")
+            past = None
+            for step in range(fed.shape[1]):
+                output = model(input_ids=fed[:, step:step + 1], past_key_values=past,
+                               use_cache=True)
+                past = output.past_key_values
+                results[f"qwen2 batch {batch} step {step} bfloat16 logits"] = output.logits[:, -1]
+    return results
+
+
 def child(output):
     import torch
 
@@ -148,6 +210,7 @@ def child(output):
     results = products(torch)
     results.update(captured_step(torch))
     results.update(batch_decode(torch))
+    results.update(biased_linears(torch))
     torch.save(results, output)
     return 0
 
@@ -254,6 +317,28 @@ def main():
                         for line in inside if line not in batched and line not in kept)
     else:
         failures.append("the batch decode markers are missing from the drop-in run's log")
+    # Linear with bias: every call is xgemv's; on BATCH rows a cublasLtMatmul problem of BATCH
+    # vectors with the bias.
+    if BIAS_BEGIN in lines and BIAS_END in lines:
+        inside = [line for line in lines[lines.index(BIAS_BEGIN) + 1:lines.index(BIAS_END)]
+                  if line.startswith("xgemv_cublas:") and " -> " in line]
+        served_lt = [line for line in inside if line.startswith("xgemv_cublas: cublasLtMatmul -> "
+                                                                "xgemv (") and " bias " in line]
+        print(f"linear with bias: {len(inside) - len([l for l in inside if ' -> xgemv (' not in l])}"
+              f" of {len(inside)} calls served by xgemv, {len(served_lt)} of them cublasLtMatmul "
+              "with the bias")
+        failures.extend(f"linear with bias, not served by xgemv: {line}"
+                        for line in inside if " -> xgemv (" not in line)
+        # 3 layers x 2 types x 2 inputs of BATCH rows, and the Qwen2's 3 biased projections per
+        # layer in each of its 4 steps at batch BATCH (where transformers is there).
+        expected_lt = 12 + (2 * 3 * 4 if any(k.startswith("qwen2") for k in plain) else 0)
+        if len(served_lt) != expected_lt:
+            failures.append(f"linear with bias: {len(served_lt)} cublasLtMatmul calls served "
+                            f"with the bias, expected {expected_lt}")
+        if not any(f" nrhs={BATCH} bias " in line for line in served_lt):
+            failures.append(f"linear with bias: no cublasLtMatmul served with {BATCH} vectors")
+    else:
+        failures.append("the linear-with-bias markers are missing from the drop-in run's log")
     for key in (k for k in preloaded if k.endswith(" replayed")):
         eager = preloaded[key.replace(" replayed", " eager")]
         dtype = key.split()[-2]

@@ -4,12 +4,13 @@
 //  - gemv, gemvBatched, gemvStridedBatched: served exactly when the op is N, T or C, the
 //    arguments are valid Reference BLAS (sgemv.f) and batch_count >= 0; the served call carries
 //    the caller's arguments unchanged. Everything else goes to the real cuBLAS.
-//  - GemmEx and Sgemm: served exactly when the compute type is one of the CUBLAS_COMPUTE_32F
-//    family, A and B share a type in {16F, 16BF, 32F}, C has that type or 32F, both ops are
-//    N, T or C, the GEMM is valid (Reference sgemm.f leading dimensions) with m, n, k > 0, C
-//    has at most 16 columns or at most 16 rows, and, where that gives several vectors, A and B
-//    are 16-bit (16F or 16BF) and the GEMV is transposed (columns with op(A) T or C, rows with
-//    op(B) N): several fp32 vectors and op N problems stay with cuBLAS. The served GEMV is one
+//  - GemmEx and Sgemm: served exactly when A and B share a type in {16F, 16BF, 32F} with a
+//    compute type of the CUBLAS_COMPUTE_32F family and C of that type or 32F, or are 64F with
+//    CUBLAS_COMPUTE_64F[_PEDANTIC] and C 64F, both ops are N, T or C, the GEMM is valid
+//    (Reference sgemm.f leading dimensions) with m, n, k > 0, C has at most 16 columns or at
+//    most 16 rows, and, where that gives several vectors, A and B are 16-bit (16F or 16BF) and
+//    the GEMV is transposed (columns with op(A) T or C, rows with op(B) N): several fp32 / fp64
+//    vectors and op N problems stay with cuBLAS. The served GEMV is one
 //    problem whose vectors are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows
 //    otherwise; it must compute exactly the GEMM's sums: the same output elements, each the sum
 //    over the same k index of the same (A, B) element pairs (checked for every element of small
@@ -161,10 +162,17 @@ bool is_compute_32f(cublasComputeType_t type) {
   }
 }
 
+// A and B of one served type; C of that type, or fp32 for 16-bit A and B; a 32F compute type,
+// 64F for fp64.
 bool types_served(const Gemm &g) {
+  const bool fp64 = g.a_type == CUDA_R_64F;
   const bool ab_served =
-      g.a_type == CUDA_R_32F || g.a_type == CUDA_R_16F || g.a_type == CUDA_R_16BF;
-  return ab_served && g.a_type == g.b_type && (g.c_type == g.a_type || g.c_type == CUDA_R_32F);
+      g.a_type == CUDA_R_32F || g.a_type == CUDA_R_16F || g.a_type == CUDA_R_16BF || fp64;
+  const bool compute_served =
+      fp64 ? g.compute_type == CUBLAS_COMPUTE_64F || g.compute_type == CUBLAS_COMPUTE_64F_PEDANTIC
+           : is_compute_32f(g.compute_type);
+  return ab_served && compute_served && g.a_type == g.b_type &&
+         (g.c_type == g.a_type || (g.c_type == CUDA_R_32F && !fp64));
 }
 
 // The most columns or rows of C a served GEMM has.
@@ -176,7 +184,7 @@ bool vectors_are_columns(const Gemm &g) { return g.n == 1 || (g.m != 1 && g.n <=
 // Whether xgemv must serve the GEMM (see the top of the file).
 bool gemm_served(const Gemm &g) {
   const char ta = blas_op_name(g.transa), tb = blas_op_name(g.transb);
-  if (!is_compute_32f(g.compute_type) || !types_served(g) || ta == '\0' || tb == '\0') return false;
+  if (!types_served(g) || ta == '\0' || tb == '\0') return false;
   if (g.m <= 0 || g.n <= 0 || g.k <= 0 || (g.m > kMaxVectors && g.n > kMaxVectors)) return false;
   const int64_t rows_a = ta == 'N' ? g.m : g.k, rows_b = tb == 'N' ? g.k : g.n;
   if (g.lda < std::max<int64_t>(1, rows_a) || g.ldb < std::max<int64_t>(1, rows_b) ||
