@@ -26,6 +26,25 @@ xgemv_status create_failure(cudaError_t error) {
                                                  : XGEMV_STATUS_CUDA_ERROR;
 }
 
+// This thread's stream-capture mode, relaxed for the scope and then restored, on every path.
+// In the default mode (global) a cudaMalloc is refused while any thread captures a stream in
+// that mode, and the capture is invalidated; relaxed, it is allowed and leaves the capture
+// alone (PyTorch's caching allocator allocates during captures this way).
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() noexcept : error_(cudaThreadExchangeStreamCaptureMode(&previous_)) {}
+  ~RelaxedCaptureMode() {
+    if (error_ == cudaSuccess) cudaThreadExchangeStreamCaptureMode(&previous_);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode &) = delete;
+  RelaxedCaptureMode &operator=(const RelaxedCaptureMode &) = delete;
+  cudaError_t error() const noexcept { return error_; }
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;  // swapped for the old mode
+  cudaError_t error_;
+};
+
 }  // namespace
 
 namespace xgemv {
@@ -63,13 +82,16 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
 xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
   if (handle->limits.split_workspace) return XGEMV_STATUS_SUCCESS;
+  const RelaxedCaptureMode relaxed;
+  if (relaxed.error() != cudaSuccess) return cuda_failure(relaxed.error());
   kernels::SplitWorkspace workspace{};
   cudaError_t error = cudaMalloc(&workspace.partials, kernels::kSplitPartialBytes);
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
                        kernels::kSplitTileCounters * sizeof(unsigned));
-  // The counters must be zero before any stream uses them. A private stream keeps the wait to
-  // this one memset instead of the whole device (other streams may be busy or capturing).
+  // The counters must be zero before any stream uses them. A private non-blocking stream keeps
+  // the wait to this one memset instead of the whole device (other streams may be busy or
+  // capturing) and keeps the memset out of any capture.
   cudaStream_t zeroing = nullptr;
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
@@ -78,8 +100,11 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {
-    cudaFree(workspace.partials);
-    cudaFree(workspace.tile_counters);
+    // Freed before the mode is restored: cudaFree may synchronise, which global mode refuses
+    // during a capture, invalidating it; relaxed, it is allowed (NCCL frees during captures
+    // this way). The error reported is the allocation's; a failed free only loses the memory.
+    if (workspace.partials != nullptr) cudaFree(workspace.partials);
+    if (workspace.tile_counters != nullptr) cudaFree(workspace.tile_counters);
     return cuda_failure(error);
   }
   handle->workspace = workspace;
