@@ -45,17 +45,14 @@ class RelaxedCaptureMode {
   cudaError_t error_;
 };
 
-}  // namespace
-
-namespace xgemv {
-
+// The handle's settings and what it reads off the device: no allocation, no synchronisation.
 xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   if (handle == nullptr) return XGEMV_STATUS_NULL_POINTER;
   *handle = nullptr;
   auto *context = new (std::nothrow) xgemv_context;
   if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
   if (const char *forced = std::getenv("XGEMV_KERNEL_VARIANT"); forced && forced[0] != '\0') {
-    context->forced_variant = find_kernel_variant(forced);
+    context->forced_variant = xgemv::find_kernel_variant(forced);
     if (context->forced_variant < 0) {
       delete context;
       return XGEMV_STATUS_INVALID_VALUE;
@@ -79,16 +76,17 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   return XGEMV_STATUS_SUCCESS;
 }
 
+// Allocates and zeroes the handle's split workspace. It waits only for a private stream, in
+// relaxed capture mode, so it may run while a stream is being captured: nothing goes into the
+// capture.
 xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  if (handle->limits.split_workspace) return XGEMV_STATUS_SUCCESS;
   const RelaxedCaptureMode relaxed;
   if (relaxed.error() != cudaSuccess) return cuda_failure(relaxed.error());
-  kernels::SplitWorkspace workspace{};
-  cudaError_t error = cudaMalloc(&workspace.partials, kernels::kSplitPartialBytes);
+  xgemv::kernels::SplitWorkspace workspace{};
+  cudaError_t error = cudaMalloc(&workspace.partials, xgemv::kernels::kSplitPartialBytes);
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
-                       kernels::kSplitTileCounters * sizeof(unsigned));
+                       xgemv::kernels::kSplitTileCounters * sizeof(unsigned));
   // The counters must be zero before any stream uses them. A private non-blocking stream keeps
   // the wait to this one memset instead of the whole device (other streams may be busy or
   // capturing) and keeps the memset out of any capture.
@@ -96,7 +94,7 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
     error = cudaMemsetAsync(workspace.tile_counters, 0,
-                            kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
+                            xgemv::kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {
@@ -112,18 +110,14 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   return XGEMV_STATUS_SUCCESS;
 }
 
-bool has_split_workspace(xgemv_handle handle) noexcept {
-  return handle != nullptr && handle->limits.split_workspace;
-}
-
-}  // namespace xgemv
+}  // namespace
 
 extern "C" {
 
 xgemv_status xgemv_create(xgemv_handle *handle) {
-  const xgemv_status status = xgemv::create_handle_without_workspace(handle);
+  const xgemv_status status = create_handle_without_workspace(handle);
   if (status != XGEMV_STATUS_SUCCESS) return status;
-  if (const xgemv_status workspace = xgemv::add_split_workspace(*handle);
+  if (const xgemv_status workspace = add_split_workspace(*handle);
       workspace != XGEMV_STATUS_SUCCESS) {
     delete *handle;
     *handle = nullptr;
