@@ -347,10 +347,8 @@ def compare(torch, args):
           f"{difference['relative_l2']:.2e} (tolerance {difference['tolerance']:.2e}), largest "
           f"{difference['max_abs_over_max_logit']:.2e} of the largest logit")
     if results["dropin"]["run"]["xgemv_kernels_per_token"] == 0:
-        print("note: no xgemv kernel ran in the drop-in's replays: the graph is cuBLAS's. "
-              "interface/README.md (Graph capture): a stream's first call during a capture goes "
-              "to cuBLAS, and torch.cuda.graph captures on a stream of its own, not the warm-up "
-              "stream.")
+        print("note: no xgemv kernel ran in the drop-in's replays: the graph is cuBLAS's "
+              "(XGEMV_CUBLAS_LOG=1 gives the reason each call was forwarded).")
     for failure in failures:
         print(f"torch_decode.py: FAILED: {failure}")
     run = dict(results["dropin"]["run"], dropin_library=library, logits=difference,

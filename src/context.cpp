@@ -26,17 +26,33 @@ xgemv_status create_failure(cudaError_t error) {
                                                  : XGEMV_STATUS_CUDA_ERROR;
 }
 
-}  // namespace
+// This thread's stream-capture mode, relaxed for the scope and then restored, on every path.
+// In the default mode (global) a cudaMalloc is refused while any thread captures a stream in
+// that mode, and the capture is invalidated; relaxed, it is allowed and leaves the capture
+// alone (PyTorch's caching allocator allocates during captures this way).
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() noexcept : error_(cudaThreadExchangeStreamCaptureMode(&previous_)) {}
+  ~RelaxedCaptureMode() {
+    if (error_ == cudaSuccess) cudaThreadExchangeStreamCaptureMode(&previous_);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode &) = delete;
+  RelaxedCaptureMode &operator=(const RelaxedCaptureMode &) = delete;
+  cudaError_t error() const noexcept { return error_; }
 
-namespace xgemv {
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;  // swapped for the old mode
+  cudaError_t error_;
+};
 
+// The handle's settings and what it reads off the device: no allocation, no synchronisation.
 xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   if (handle == nullptr) return XGEMV_STATUS_NULL_POINTER;
   *handle = nullptr;
   auto *context = new (std::nothrow) xgemv_context;
   if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
   if (const char *forced = std::getenv("XGEMV_KERNEL_VARIANT"); forced && forced[0] != '\0') {
-    context->forced_variant = find_kernel_variant(forced);
+    context->forced_variant = xgemv::find_kernel_variant(forced);
     if (context->forced_variant < 0) {
       delete context;
       return XGEMV_STATUS_INVALID_VALUE;
@@ -60,26 +76,33 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   return XGEMV_STATUS_SUCCESS;
 }
 
+// Allocates and zeroes the handle's split workspace. It waits only for a private stream, in
+// relaxed capture mode, so it may run while a stream is being captured: nothing goes into the
+// capture.
 xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  if (handle->limits.split_workspace) return XGEMV_STATUS_SUCCESS;
-  kernels::SplitWorkspace workspace{};
-  cudaError_t error = cudaMalloc(&workspace.partials, kernels::kSplitPartialBytes);
+  const RelaxedCaptureMode relaxed;
+  if (relaxed.error() != cudaSuccess) return cuda_failure(relaxed.error());
+  xgemv::kernels::SplitWorkspace workspace{};
+  cudaError_t error = cudaMalloc(&workspace.partials, xgemv::kernels::kSplitPartialBytes);
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
-                       kernels::kSplitTileCounters * sizeof(unsigned));
-  // The counters must be zero before any stream uses them. A private stream keeps the wait to
-  // this one memset instead of the whole device (other streams may be busy or capturing).
+                       xgemv::kernels::kSplitTileCounters * sizeof(unsigned));
+  // The counters must be zero before any stream uses them. A private non-blocking stream keeps
+  // the wait to this one memset instead of the whole device (other streams may be busy or
+  // capturing) and keeps the memset out of any capture.
   cudaStream_t zeroing = nullptr;
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
     error = cudaMemsetAsync(workspace.tile_counters, 0,
-                            kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
+                            xgemv::kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {
-    cudaFree(workspace.partials);
-    cudaFree(workspace.tile_counters);
+    // Freed before the mode is restored: cudaFree may synchronise, which global mode refuses
+    // during a capture, invalidating it; relaxed, it is allowed (NCCL frees during captures
+    // this way). The error reported is the allocation's; a failed free only loses the memory.
+    if (workspace.partials != nullptr) cudaFree(workspace.partials);
+    if (workspace.tile_counters != nullptr) cudaFree(workspace.tile_counters);
     return cuda_failure(error);
   }
   handle->workspace = workspace;
@@ -87,18 +110,14 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   return XGEMV_STATUS_SUCCESS;
 }
 
-bool has_split_workspace(xgemv_handle handle) noexcept {
-  return handle != nullptr && handle->limits.split_workspace;
-}
-
-}  // namespace xgemv
+}  // namespace
 
 extern "C" {
 
 xgemv_status xgemv_create(xgemv_handle *handle) {
-  const xgemv_status status = xgemv::create_handle_without_workspace(handle);
+  const xgemv_status status = create_handle_without_workspace(handle);
   if (status != XGEMV_STATUS_SUCCESS) return status;
-  if (const xgemv_status workspace = xgemv::add_split_workspace(*handle);
+  if (const xgemv_status workspace = add_split_workspace(*handle);
       workspace != XGEMV_STATUS_SUCCESS) {
     delete *handle;
     *handle = nullptr;

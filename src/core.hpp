@@ -16,16 +16,6 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &problem) noexcept;
 // check_problem, then run: what the C ABI does with every call.
 xgemv_status check_and_run(xgemv_handle handle, const GemvProblem &problem) noexcept;
 
-// A handle that allocates nothing and never synchronises, so that it can be made while a stream
-// is being captured: its calls never split a reduction across blocks until
-// add_split_workspace has given it the workspace. xgemv_create is both.
-xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept;
-// Allocates and zeroes the handle's split workspace (synchronous: not during capture); a no-op
-// for a handle that has one.
-xgemv_status add_split_workspace(xgemv_handle handle) noexcept;
-// Whether the handle has its split workspace.
-bool has_split_workspace(xgemv_handle handle) noexcept;
-
 // Records the CUDA error behind an XGEMV_STATUS_CUDA_ERROR for xgemv_last_cuda_error().
 void set_last_cuda_error(cudaError_t error) noexcept;
 

@@ -123,12 +123,15 @@ typedef enum xgemv_pointer_mode {
 /* Opaque handle: device, stream, pointer mode and workspace. */
 typedef struct xgemv_context *xgemv_handle;
 
-/* Creates a handle on the current device (allocates its workspace: synchronous, like
- * cublasCreate; do it outside stream capture). Stream 0, XGEMV_POINTER_MODE_HOST.
+/* Creates a handle on the current device and allocates its workspace (synchronous, like
+ * cublasCreate). It may also be called while a stream is being captured into a CUDA graph, in
+ * any capture mode (inside torch.cuda.graph, say): the allocation runs in relaxed capture mode
+ * and puts nothing into the graph. Stream 0, XGEMV_POINTER_MODE_HOST.
  * XGEMV_STATUS_NO_DEVICE when the machine has no NVIDIA driver or no CUDA device (the CUDA
  * error behind it is still recorded for xgemv_last_cuda_error). */
 XGEMV_API xgemv_status xgemv_create(xgemv_handle *handle);
-/* Frees the handle and its workspace; waits for the handle's stream first. NULL is accepted. */
+/* Frees the handle and its workspace; waits for the handle's stream first, so not while a stream
+ * is being captured. NULL is accepted. */
 XGEMV_API xgemv_status xgemv_destroy(xgemv_handle handle);
 XGEMV_API xgemv_status xgemv_set_stream(xgemv_handle handle, cudaStream_t stream);
 XGEMV_API xgemv_status xgemv_get_stream(xgemv_handle handle, cudaStream_t *stream);

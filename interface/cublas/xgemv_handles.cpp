@@ -8,8 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "core.hpp"
-
 namespace xgemv::cublas_dropin {
 namespace {
 
@@ -45,11 +43,7 @@ class HandleTable {
         std::shared_lock<std::shared_mutex> table_lock(mutex_);
         if (const auto found = slots_.find(key); found != slots_.end()) {
           std::unique_lock<std::mutex> use_lock(found->second->use);
-          const xgemv_handle handle = found->second->handle;
-          // A handle made during a capture gets its workspace at its first call outside one.
-          if (!has_split_workspace(handle) && capture_state(stream) == Capture::none)
-            add_split_workspace(handle);  // on failure the calls keep not splitting
-          return HandleLease(std::move(table_lock), std::move(use_lock), handle);
+          return HandleLease(std::move(table_lock), std::move(use_lock), found->second->handle);
         }
       }
       if (const char *reason = create(key, stream)) return HandleLease::unavailable(reason);
@@ -74,41 +68,30 @@ class HandleTable {
   }
 
  private:
-  enum class Capture { none, capturing, unknown };
-  // cudaStreamIsCapturing is one of the queries allowed during a capture.
-  static Capture capture_state(cudaStream_t stream) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
-      cudaGetLastError();  // our query's error is not the program's
-      return Capture::unknown;
-    }
-    return capture == cudaStreamCaptureStatusNone ? Capture::none : Capture::capturing;
-  }
-
-  // Creates the handle for `key`; returns why it could not, or nullptr. During a capture (a
-  // stream first seen inside torch.cuda.graph, say) the handle is made without its workspace:
-  // nothing is allocated or synchronised then.
+  // Creates the handle for `key`; returns why it could not, or nullptr. xgemv_create may run
+  // while the stream is being captured (a stream first seen inside torch.cuda.graph, say): its
+  // allocation leaves the capture alone. One creation at a time, the table looked at again under
+  // it: a handle made twice would have to be destroyed, and its cudaFree would invalidate a
+  // capture under way.
   const char *create(const HandleKey &key, cudaStream_t stream) {
-    const Capture capture = capture_state(stream);
-    if (capture == Capture::unknown) return "cannot query the stream's capture state";
+    const std::lock_guard<std::mutex> creating(creation_);
+    {
+      const std::shared_lock<std::shared_mutex> table_lock(mutex_);
+      if (slots_.count(key) != 0) return nullptr;  // another thread created it meanwhile
+    }
     xgemv_handle created = nullptr;
-    const xgemv_status status = capture == Capture::none
-                                    ? xgemv_create(&created)
-                                    : create_handle_without_workspace(&created);
-    if (status != XGEMV_STATUS_SUCCESS) {
+    if (xgemv_create(&created) != XGEMV_STATUS_SUCCESS) {
       cudaGetLastError();
       return "xgemv handle creation failed";
     }
     xgemv_set_stream(created, stream);
     auto slot = std::make_unique<HandleSlot>(created);
-    std::unique_lock<std::shared_mutex> table_lock(mutex_);
-    if (!slots_.try_emplace(key, std::move(slot)).second) {
-      table_lock.unlock();  // another thread created it first
-      destroy_detached(created);
-    }
+    const std::unique_lock<std::shared_mutex> table_lock(mutex_);
+    slots_.try_emplace(key, std::move(slot));
     return nullptr;
   }
 
+  std::mutex creation_;  // taken before mutex_, never while holding it
   std::shared_mutex mutex_;
   std::map<HandleKey, std::unique_ptr<HandleSlot>> slots_;
 };

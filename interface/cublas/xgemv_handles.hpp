@@ -3,14 +3,13 @@
 // One xgemv handle per (cuBLAS or cuBLASLt handle, stream): an xgemv handle's workspace serves
 // one stream at a time, while a cuBLAS handle is routinely moved between streams with work still
 // in flight (PyTorch sets the current stream on its per-thread handle before every call; a
-// cuBLASLt call names its stream). The per-thread
-// default stream is one stream per thread, so its key also names the thread.
+// cuBLASLt call names its stream). The per-thread default stream is one stream per thread, so
+// its key also names the thread.
 //
-// Handles are created lazily, on the device current at the first call. A stream first seen
-// while it is capturing (PyTorch captures on a stream of its own) gets a handle without the
-// split workspace, since allocating or synchronising would break the capture: its calls are
-// served without splitting reductions, and the handle gets its workspace at its first call
-// outside a capture. Handles are destroyed when the program destroys its handle.
+// Handles are created lazily, on the device current at the first call, with their split
+// workspace even when that call is being captured (PyTorch captures on a stream of its own):
+// xgemv_create allocates without touching the capture. Handles are destroyed when the program
+// destroys its handle.
 #pragma once
 
 #include <mutex>

@@ -17,7 +17,8 @@
 // too; several fp32 vectors and op N problems are forwarded, with the reason logged, and must
 // give cuBLAS's bits),
 // device-pointer scalars, a non-default stream (the call must wait behind work queued on it),
-// CUDA graph capture, cublasDestroy_v2. Exits 77 without a GPU. XGEMV_TEST_PROFILE=sanitizer
+// CUDA graph capture (on a stream seen before and on a new one; a long reduction whose first
+// call is captured is split across blocks in the graph, as outside one), cublasDestroy_v2. Exits 77 without a GPU. XGEMV_TEST_PROFILE=sanitizer
 // (runs under compute-sanitizer, which serialises device work) leaves out the one check that
 // needs two streams to run side by side.
 #include <cublas_v2.h>
@@ -435,7 +436,7 @@ void check_stream(cublasHandle_t handle) {
 
 // Captured on a stream the drop-in has not seen (as PyTorch captures, on a stream of its own)
 // and on one it has seen: served by xgemv inside the graph either way (a handle made during the
-// capture allocates nothing). Both graphs must compute, replayed twice.
+// capture leaves the capture alone). Both graphs must compute, replayed twice.
 void check_graph_capture(cublasHandle_t handle) {
   const int m = 96, n = 80;
   const std::vector<float> a(m * n, 0.5f), x(n, 2.0f);
@@ -475,6 +476,68 @@ void check_graph_capture(cublasHandle_t handle) {
     cublasSetStream(handle, nullptr);
     retire(stream);
   }
+}
+
+// The largest grid.y among the graph's kernels: for xgemv's kernels, the count of splits of a
+// split reduction.
+unsigned largest_grid_y(cudaGraph_t graph) {
+  size_t count = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  std::vector<cudaGraphNode_t> nodes(count);
+  check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  unsigned largest = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeParams params{};
+    check_cuda(cudaGraphKernelNodeGetParams(node, &params), "cudaGraphKernelNodeGetParams");
+    largest = std::max(largest, params.gridDim.y);
+  }
+  return largest;
+}
+
+// A long reduction (op T, 16 outputs of 20011 terms: split across blocks outside a capture)
+// whose first call on its stream is captured: the xgemv handle made during the capture has its
+// split workspace, so the graph's kernel is split too (grid.y > 1) and its log line names the
+// row-block variant. Small integers: exact whatever the order of the sums.
+void check_split_reduction_captured(cublasHandle_t handle) {
+  const int m = 20011, n = 16;
+  const std::vector<float> a = random_values<float>(size_t(m) * n), x = random_values<float>(m),
+                           y = random_values<float>(n);
+  const DeviceArray<float> d_a(a), d_x(x), d_y(y);
+  const float alpha = 1, beta = -1;
+  std::vector<float> expected(n);
+  for (int j = 0; j < n; ++j) {
+    double dot = 0;
+    for (int i = 0; i < m; ++i) dot += double(a[i + size_t(j) * m]) * x[i];
+    expected[j] = float(alpha * dot + beta * y[j]);
+  }
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  cublasSetStream(handle, stream);
+  cudaGraph_t graph = nullptr;
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+  {
+    const ServedBy served("cublasSgemv_v2", true, "long reduction, first call in a capture",
+                          " t_rowblock_32");
+    cublasSgemv_v2(handle, CUBLAS_OP_T, m, n, &alpha, d_a.get(), m, d_x.get(), 1, &beta,
+                   d_y.get(), 1);
+  }
+  check_cuda(cudaStreamEndCapture(stream, &graph), "end capture (long reduction)");
+  if (graph != nullptr) {
+    if (expected_server == Expect::xgemv && largest_grid_y(graph) < 2)
+      fail("long reduction, first call in a capture: not split across blocks in the graph");
+    cudaGraphExec_t exec = nullptr;
+    check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    check_cuda(cudaGraphLaunch(exec, stream), "launch");
+    check_cuda(cudaStreamSynchronize(stream), "sync");
+    if (d_y.read() != expected) fail("long reduction, first call in a capture: wrong result");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+  cublasSetStream(handle, nullptr);
+  retire(stream);
 }
 
 // --- GEMMs of at most 16 columns or rows
@@ -710,6 +773,7 @@ int main(int argc, char **argv) {
   check_device_scalars(handle);
   check_stream(handle);
   check_graph_capture(handle);
+  check_split_reduction_captured(handle);
   check_gemms(handle);
 
   // Destroying the cuBLAS handle releases the xgemv handles behind it.

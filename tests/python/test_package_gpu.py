@@ -1,7 +1,9 @@
 """The package on a CUDA device: every op against a PyTorch reference in fp64, the quantized
-conversions against the checkpoint-format helpers, CUDA graph capture, torch.compile,
-quantize_ on small Hugging Face models, and column invariance across batch sizes."""
+conversions against the checkpoint-format helpers, CUDA graph capture (a thread's first call
+inside one too), torch.compile, quantize_ on small Hugging Face models, and column invariance
+across batch sizes."""
 import copy
+import threading
 
 import pytest
 import torch
@@ -243,6 +245,35 @@ def test_cuda_graph_capture_replays_every_op():
 
     out, expected = _capture_and_replay(step, _random(4, 512, dtype=torch.bfloat16, seed=24))
     assert torch.equal(out, expected)
+
+
+def test_a_threads_first_call_may_be_captured():
+    """Handles are per thread: a thread whose first call is inside torch.cuda.graph makes its
+    handle there (xgemv_create allows it), and the replay gives the eager bits (a long
+    reduction over few outputs, which xgemv splits across blocks)."""
+    dense = xgemv.nn.Linear.from_linear(torch.nn.Linear(4096, 16, device="cuda",
+                                                        dtype=torch.bfloat16))
+    x = _random(1, 4096, dtype=torch.bfloat16, seed=26)
+    with torch.inference_mode():
+        expected = dense(x)
+    outcome = {}
+
+    def capture_in_a_new_thread():
+        try:
+            with torch.inference_mode():
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    outcome["out"] = dense(x)
+                graph.replay()
+                torch.cuda.synchronize()
+        except Exception as error:  # reported by the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=capture_in_a_new_thread)
+    thread.start()
+    thread.join()
+    assert "error" not in outcome, repr(outcome.get("error"))
+    assert torch.equal(outcome["out"], expected)
 
 
 @torch.inference_mode()

@@ -1,8 +1,10 @@
 // The C API with a real handle: handle state (batch invariance included, set by call and by
 // the environment), argument errors and quick returns that touch nothing (poisoned pointers
 // would fault the device), NULL operands, through the single, strided-batched,
-// few-right-hand-side and bias entry points, and a call captured into a CUDA graph on a user
-// stream with device scalars.
+// few-right-hand-side and bias entry points, a call captured into a CUDA graph on a user stream
+// with device scalars, and a handle created during a capture, whose captured call still splits
+// its long reduction.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -394,6 +396,101 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   cudaGraphExecDestroy(executable);
   cudaGraphDestroy(graph);
   EXPECT_EQ(xgemv_set_stream(gpu.xgemv(), nullptr), XGEMV_STATUS_SUCCESS);
+  cudaStreamDestroy(stream);
+}
+
+// The largest grid.y of the graph's kernels: a split reduction's count of splits.
+unsigned largest_grid_y(cudaGraph_t graph) {
+  size_t count = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  std::vector<cudaGraphNode_t> nodes(count);
+  check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  unsigned largest = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeParams params{};
+    check_cuda(cudaGraphKernelNodeGetParams(node, &params), "cudaGraphKernelNodeGetParams");
+    largest = std::max(largest, params.gridDim.y);
+  }
+  return largest;
+}
+
+// A handle created inside a capture (as torch.cuda.graph's first call may do; global mode, the
+// strictest) gets its workspace without breaking the capture, so its captured call splits a
+// long reduction (grid.y of the graph's kernel > 1): the same variant and the same bits as a
+// handle made outside any capture, within the OpenBLAS bound. The handle outlives the replay.
+TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
+  // A reduction of 20011 over 16 outputs: split into several blocks on any GPU.
+  const GemvShape shape{'T', 20011, 16, 20011, 1, 1};
+  RandomSource random(case_seed("GraphCaptureCreate", 0));
+  std::vector<float> a(shape.matrix_extent()), x(shape.x_extent()), y(shape.y_extent());
+  for (std::vector<float> *v : {&a, &x, &y})
+    for (float &value : *v) value = random.element<float>();
+  const float alpha = 0.75f, beta = -1.25f;
+  GuardedDeviceBuffer<float> a_device(a.size()), x_device(x.size()), y_device(y.size()),
+      y_outside(y.size()), scalars(2);
+  a_device.upload(a);
+  x_device.upload(x);
+  y_device.upload(y);
+  y_outside.upload(y);
+  scalars.upload({alpha, beta});
+  const auto call = [&](xgemv_handle handle, float *y_out) {
+    return xgemv_sgemv(handle, shape.trans, shape.m, shape.n, scalars.data(), a_device.data(),
+                       shape.lda, x_device.data(), shape.incx, scalars.data() + 1, y_out,
+                       shape.incy);
+  };
+
+  // The bits and variant of a handle made outside any capture.
+  GpuHandles outside;
+  ASSERT_EQ(xgemv_set_pointer_mode(outside.xgemv(), XGEMV_POINTER_MODE_DEVICE),
+            XGEMV_STATUS_SUCCESS);
+  ASSERT_EQ(call(outside.xgemv(), y_outside.data()), XGEMV_STATUS_SUCCESS);
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const char *const outside_variant = xgemv_get_last_kernel_variant(outside.xgemv());
+  ASSERT_NE(outside_variant, nullptr);
+
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cudaGraph_t graph = nullptr;
+  xgemv_handle inside = nullptr;
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+  const xgemv_status created = xgemv_create(&inside);
+  xgemv_status status = created;
+  if (created == XGEMV_STATUS_SUCCESS) {
+    xgemv_set_stream(inside, stream);
+    xgemv_set_pointer_mode(inside, XGEMV_POINTER_MODE_DEVICE);
+    status = call(inside, y_device.data());
+  }
+  const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
+  ASSERT_EQ(created, XGEMV_STATUS_SUCCESS) << xgemv_cuda_error_string();
+  EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
+  ASSERT_EQ(capture, cudaSuccess) << cudaGetErrorString(capture);
+  ASSERT_NE(graph, nullptr);
+  const char *const inside_variant = xgemv_get_last_kernel_variant(inside);
+  ASSERT_NE(inside_variant, nullptr);
+  EXPECT_STREQ(inside_variant, outside_variant);
+  EXPECT_GT(largest_grid_y(graph), 1u) << "the captured " << inside_variant
+                                       << " call did not split its reduction";
+
+  cudaGraphExec_t executable = nullptr;
+  check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
+  check_cuda(cudaGraphLaunch(executable, stream), "cudaGraphLaunch");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+
+  const std::vector<float> result = y_device.download();
+  EXPECT_TRUE(bitwise_equal("y of the captured call", result, y_outside.download()));
+  const std::vector<float> reference =
+      openblas_gemv<float>(shape, alpha, a.data(), x.data(), beta, y.data());
+  const std::vector<double> want(reference.begin(), reference.end());
+  const std::vector<double> magnitude = reference_gemv(shape, std::fabs(alpha), a.data(), x.data(),
+                                                      std::fabs(beta), y.data(), Magnitude{});
+  EXPECT_TRUE(within_error_bound("OpenBLAS", shape, BatchLayout{}, 1, result, want, magnitude));
+
+  cudaGraphExecDestroy(executable);
+  cudaGraphDestroy(graph);
+  EXPECT_EQ(xgemv_destroy(inside), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }
 

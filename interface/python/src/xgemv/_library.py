@@ -151,18 +151,13 @@ _batch_invariant = _early_start = False
 
 
 def handle_for(device_index):
-    """This thread's handle for the device, set to the current stream of torch's (creating the
-    handle allocates, so the first call on a device must not be inside a graph capture)."""
+    """This thread's handle for the device, set to the current stream of torch's (made at the
+    thread's first call on the device, inside a graph capture too: xgemv_create allows it)."""
     handles = getattr(_per_thread, "handles", None)
     if handles is None:
         handles = _per_thread.handles = {}
     handle = handles.get(device_index)
     if handle is None:
-        if torch.cuda.is_current_stream_capturing():
-            raise RuntimeError(
-                "xgemv: the first xgemv call on a device is inside a CUDA graph capture; its "
-                "handle allocates memory, which a capture forbids. Call xgemv once before "
-                "capturing (a warm-up step, or xgemv.nn modules built outside the capture).")
         handle = handles[device_index] = _Handle(device_index)
     stream = torch._C._cuda_getCurrentRawStream(device_index)
     if stream != handle.stream:
@@ -176,11 +171,6 @@ def handle_for(device_index):
         check("xgemv_set_early_start", lib.xgemv_set_early_start(handle.value, int(_early_start)))
         handle.early_start = _early_start
     return handle
-
-
-def prepare_device(device_index):
-    """Makes this thread's handle for the device now, outside any capture."""
-    handle_for(device_index)
 
 
 def set_batch_invariant(enabled):

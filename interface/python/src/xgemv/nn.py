@@ -2,7 +2,6 @@
 (a linear layer with quantized weights)."""
 import torch
 
-from . import _library as L
 from .ops import LinearCall, QLinearCall, check_linear, check_qlinear, linear, qlinear
 from .qweight import QWeight, parse_format
 
@@ -40,8 +39,6 @@ class Linear(torch.nn.Linear):
         result.in_features, result.out_features = module.in_features, module.out_features
         result.weight = module.weight
         result.bias = module.bias
-        if result.weight.is_cuda:
-            L.prepare_device(result.weight.device.index)
         return result
 
 
@@ -58,7 +55,6 @@ class QuantizedLinear(torch.nn.Module):
         if bias is not None and not isinstance(bias, torch.nn.Parameter):
             bias = torch.nn.Parameter(bias, requires_grad=False)
         self.bias = bias
-        L.prepare_device(qweight.device.index)
 
     _xgemv_call = None  # as xgemv.nn.Linear's
 
