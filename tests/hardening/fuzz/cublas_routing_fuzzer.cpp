@@ -220,7 +220,8 @@ void check_gemv_of_gemm(const Gemm &g, const GemvProblem &call, const Operands &
   require(call.types.a == element_type_of_cuda(g.a_type) &&
               call.types.x == element_type_of_cuda(g.b_type) &&
               call.types.y == element_type_of_cuda(g.c_type) &&
-              call.types.scalar == xgemv::ElementType::kF32,
+              call.types.scalar == (g.a_type == CUDA_R_64F ? xgemv::ElementType::kF64
+                                                           : xgemv::ElementType::kF32),
           "GEMM: served with element types other than the call's");
   require(call.alpha == p.alpha && call.beta == p.beta && call.y.data == p.y &&
               call.batch_count == 1 && call.a.array == nullptr,
