@@ -40,6 +40,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/graph_kernels.hpp"
 #include "support/dropin_test.hpp"
 #include "support/element_types.hpp"
 #include "support/gemv_layout.hpp"
@@ -478,25 +479,6 @@ void check_graph_capture(cublasHandle_t handle) {
   }
 }
 
-// The largest grid.y among the graph's kernels: for xgemv's kernels, the count of splits of a
-// split reduction.
-unsigned largest_grid_y(cudaGraph_t graph) {
-  size_t count = 0;
-  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
-  std::vector<cudaGraphNode_t> nodes(count);
-  check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
-  unsigned largest = 0;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type{};
-    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
-    if (type != cudaGraphNodeTypeKernel) continue;
-    cudaKernelNodeParams params{};
-    check_cuda(cudaGraphKernelNodeGetParams(node, &params), "cudaGraphKernelNodeGetParams");
-    largest = std::max(largest, params.gridDim.y);
-  }
-  return largest;
-}
-
 // A long reduction (op T, 16 outputs of 20011 terms: split across blocks outside a capture)
 // whose first call on its stream is captured: the xgemv handle made during the capture has its
 // split workspace, so the graph's kernel is split too (grid.y > 1) and its log line names the
@@ -526,7 +508,7 @@ void check_split_reduction_captured(cublasHandle_t handle) {
   }
   check_cuda(cudaStreamEndCapture(stream, &graph), "end capture (long reduction)");
   if (graph != nullptr) {
-    if (expected_server == Expect::xgemv && largest_grid_y(graph) < 2)
+    if (expected_server == Expect::xgemv && xgemv_test::largest_grid_y(graph) < 2)
       fail("long reduction, first call in a capture: not split across blocks in the graph");
     cudaGraphExec_t exec = nullptr;
     check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");

@@ -16,6 +16,7 @@
 
 #include "argument_cases.hpp"
 #include "gemv_case.hpp"
+#include "support/graph_kernels.hpp"
 #include "support/typed_tests.hpp"
 
 namespace xgemv_test {
@@ -399,24 +400,6 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   cudaStreamDestroy(stream);
 }
 
-// The largest grid.y of the graph's kernels: a split reduction's count of splits.
-unsigned largest_grid_y(cudaGraph_t graph) {
-  size_t count = 0;
-  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
-  std::vector<cudaGraphNode_t> nodes(count);
-  check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
-  unsigned largest = 0;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type{};
-    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
-    if (type != cudaGraphNodeTypeKernel) continue;
-    cudaKernelNodeParams params{};
-    check_cuda(cudaGraphKernelNodeGetParams(node, &params), "cudaGraphKernelNodeGetParams");
-    largest = std::max(largest, params.gridDim.y);
-  }
-  return largest;
-}
-
 // A handle created inside a capture (as torch.cuda.graph's first call may do; global mode, the
 // strictest) gets its workspace without breaking the capture, so its captured call splits a
 // long reduction (grid.y of the graph's kernel > 1): the same variant and the same bits as a
@@ -471,7 +454,7 @@ TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
   const char *const inside_variant = xgemv_get_last_kernel_variant(inside);
   ASSERT_NE(inside_variant, nullptr);
   EXPECT_STREQ(inside_variant, outside_variant);
-  EXPECT_GT(largest_grid_y(graph), 1u) << "the captured " << inside_variant
+  EXPECT_GT(xgemv_test::largest_grid_y(graph), 1u) << "the captured " << inside_variant
                                        << " call did not split its reduction";
 
   cudaGraphExec_t executable = nullptr;
