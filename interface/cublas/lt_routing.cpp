@@ -35,6 +35,8 @@ bool host_scalar_is_zero(const void *scalar, cudaDataType scale_type) {
 // Why the call's descriptors ask for something xgemv does not compute, or nullptr.
 const char *unserved_descriptor(const LtMatmul &call) {
   if (call.unserved_attribute != nullptr) return call.unserved_attribute;
+  // cuBLASLt answers for NULL scalars itself; the checks below read a host beta.
+  if (call.alpha == nullptr || call.beta == nullptr) return "NULL alpha or beta";
   if (call.trans_c != CUBLAS_OP_N) return "transc is not N";
   if (call.fill_mode != CUBLAS_FILL_MODE_FULL) return "fill mode is not full";
   if (call.pointer_mode != CUBLASLT_POINTER_MODE_HOST &&

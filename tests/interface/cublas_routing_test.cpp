@@ -702,6 +702,12 @@ TEST(LtMatmulRouting, WhatXgemvDoesNotComputeStaysWithCublasLt) {
     const char *reason_part;
   } forwarded[] = {
       {changed([](LtMatmul &c) { c.unserved_attribute = "A scale pointer set"; }), "A scale"},
+      {changed([](LtMatmul &c) { c.beta = nullptr; }), "NULL alpha or beta"},
+      {changed([](LtMatmul &c) {
+         c.alpha = nullptr;
+         c.c = kOtherOutput;
+       }),
+       "NULL alpha or beta"},
       {changed([](LtMatmul &c) { c.trans_c = CUBLAS_OP_T; }), "transc"},
       {changed([](LtMatmul &c) { c.fill_mode = CUBLAS_FILL_MODE_LOWER; }), "fill mode"},
       {changed([](LtMatmul &c) { c.pointer_mode = CUBLASLT_POINTER_MODE_DEVICE_VECTOR; }),
