@@ -16,7 +16,9 @@ struct StoredOperand {
 
 StoredOperand stored(const LtLayout &layout, cublasOperation_t op) {
   const auto size = [](uint64_t extent) { return static_cast<int64_t>(extent); };
-  if (layout.order == CUBLASLT_ORDER_ROW)
+  // An op BLAS has no name for stays what it is (and the call goes to cuBLASLt).
+  const bool blas_op = op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+  if (layout.order == CUBLASLT_ORDER_ROW && blas_op)
     return {op == CUBLAS_OP_N ? CUBLAS_OP_T : CUBLAS_OP_N, size(layout.cols), size(layout.rows),
             layout.ld};
   return {op, size(layout.rows), size(layout.cols), layout.ld};

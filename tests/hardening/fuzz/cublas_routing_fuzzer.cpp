@@ -15,7 +15,18 @@
 //    otherwise; it must compute exactly the GEMM's sums: the same output elements, each the sum
 //    over the same k index of the same (A, B) element pairs (checked for every element of small
 //    problems, on samples of large ones).
-// Every pointer points into poisoned memory: deciding must not touch anything.
+//  - cublasLtMatmul (its descriptors as read, LtMatmul): served exactly when the descriptor
+//    values are the defaults xgemv computes (TRANSC N, fill mode full, host or device pointer
+//    mode, default or bias epilogue, no unserved attribute, no planar complex, strided batches,
+//    A and B column- or row-major, C and D column-major), C and D of one type and size, the
+//    column-major GEMM of the layouts (a row-major operand is its transpose) is one GemmEx would
+//    serve, every layout has the same batch count >= 1, D is computed in place (C is D with D's
+//    layout, or a host beta is 0), and a bias is of D's type, with the vectors in D's columns and
+//    one bias for the batch. With one batch item the served GEMV is checked as GemmEx's; with
+//    several, served implies those rules (the checker may still refuse strides) and the strides
+//    are the layouts'.
+// Every pointer points into poisoned memory: deciding must not touch anything (but the host
+// beta of a cublasLtMatmul whose C is not D, which decides whether C is read).
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +35,7 @@
 
 #include "fuzz_support.hpp"
 #include "gemv_routing.hpp"
+#include "lt_routing.hpp"
 #include "support/gemv_layout.hpp"
 
 namespace xgemv_fuzz {
@@ -340,6 +352,215 @@ void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
   check_gemv_of_gemm(g, call, p, data);
 }
 
+
+// --- cublasLtMatmul ------------------------------------------------------------------------
+
+using xgemv::cublas_dropin::LtLayout;
+using xgemv::cublas_dropin::LtMatmul;
+
+// The layout of an m x n operand (stored rows x cols), mostly consistent, sometimes not.
+LtLayout consume_layout(FuzzedDataProvider &data, cudaDataType type, int64_t rows, int64_t cols,
+                        bool row_order) {
+  LtLayout layout;
+  layout.type = type;
+  static constexpr int32_t kOrders[] = {CUBLASLT_ORDER_COL, CUBLASLT_ORDER_ROW,
+                                        CUBLASLT_ORDER_COL32};
+  layout.order = data.ConsumeIntegralInRange(0, 7) != 0
+                     ? (row_order ? CUBLASLT_ORDER_ROW : CUBLASLT_ORDER_COL)
+                     : data.PickValueInArray(kOrders);
+  const bool row = layout.order == CUBLASLT_ORDER_ROW;
+  // A row-major rows x cols matrix is stored as its transpose: the same data, the other order.
+  layout.rows = uint64_t(row ? cols : rows);
+  layout.cols = uint64_t(row ? rows : cols);
+  if (data.ConsumeIntegralInRange(0, 15) == 0) layout.rows = data.ConsumeIntegral<uint64_t>();
+  layout.ld = consume_leading_dimension<int64_t>(data, row ? int64_t(layout.cols)
+                                                           : int64_t(layout.rows));
+  return layout;
+}
+
+// The op of a row-major operand stored as its transpose (an op BLAS has no name for stays).
+cublasOperation_t flipped(cublasOperation_t op) {
+  if (blas_op_name(op) == '\0') return op;
+  return op == CUBLAS_OP_N ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+// The column-major GEMM the call's layouts describe (op and stored matrix of A and B), or
+// nothing where the sizes do not make one: D (m x n) = op(A) (m x k) * op(B) (k x n).
+struct LtGemm {
+  bool consistent;
+  Gemm gemm;
+};
+LtGemm gemm_of(const LtMatmul &call) {
+  const auto stored = [](const LtLayout &l, cublasOperation_t op, int64_t *rows, int64_t *cols,
+                         int *stored_op) {
+    const bool row = l.order == CUBLASLT_ORDER_ROW;
+    *rows = int64_t(row ? l.cols : l.rows);
+    *cols = int64_t(row ? l.rows : l.cols);
+    *stored_op = row ? int(flipped(op)) : int(op);
+  };
+  LtGemm out{};
+  Gemm &g = out.gemm;
+  int64_t a_rows, a_cols, b_rows, b_cols;
+  stored(call.a_layout, call.trans_a, &a_rows, &a_cols, &g.transa);
+  stored(call.b_layout, call.trans_b, &b_rows, &b_cols, &g.transb);
+  g.m = int64_t(call.d_layout.rows);
+  g.n = int64_t(call.d_layout.cols);
+  g.k = g.transa == CUBLAS_OP_N ? a_cols : a_rows;
+  g.lda = call.a_layout.ld;
+  g.ldb = call.b_layout.ld;
+  g.ldc = call.d_layout.ld;
+  g.a_type = call.a_layout.type;
+  g.b_type = call.b_layout.type;
+  g.c_type = call.d_layout.type;
+  g.compute_type = call.compute_type;
+  const int64_t op_a_rows = g.transa == CUBLAS_OP_N ? a_rows : a_cols;
+  const int64_t op_b_rows = g.transb == CUBLAS_OP_N ? b_rows : b_cols;
+  const int64_t op_b_cols = g.transb == CUBLAS_OP_N ? b_cols : b_rows;
+  out.consistent = op_a_rows == g.m && op_b_rows == g.k && op_b_cols == g.n &&
+                   call.c_layout.rows == call.d_layout.rows &&
+                   call.c_layout.cols == call.d_layout.cols;
+  return out;
+}
+
+// Whether xgemv must serve the call (see the top of the file), apart from the checker's rules
+// on batch strides.
+bool lt_served(const LtMatmul &call, const LtGemm &lt) {
+  const LtLayout *layouts[] = {&call.a_layout, &call.b_layout, &call.c_layout, &call.d_layout};
+  for (const LtLayout *l : layouts) {
+    if (l->plane_offset != 0 || l->batch_mode != 0 || l->batch_count != call.d_layout.batch_count)
+      return false;
+    if (l->rows > uint64_t(INT64_MAX) || l->cols > uint64_t(INT64_MAX)) return false;
+  }
+  const auto column_or_row = [](const LtLayout &l) {
+    return l.order == CUBLASLT_ORDER_COL || l.order == CUBLASLT_ORDER_ROW;
+  };
+  if (call.unserved_attribute != nullptr || call.alpha == nullptr || call.beta == nullptr ||
+      call.trans_c != CUBLAS_OP_N || call.fill_mode != CUBLAS_FILL_MODE_FULL ||
+      (call.pointer_mode != CUBLASLT_POINTER_MODE_HOST &&
+       call.pointer_mode != CUBLASLT_POINTER_MODE_DEVICE) ||
+      (call.epilogue != CUBLASLT_EPILOGUE_DEFAULT && call.epilogue != CUBLASLT_EPILOGUE_BIAS) ||
+      !column_or_row(call.a_layout) || !column_or_row(call.b_layout) ||
+      call.c_layout.order != CUBLASLT_ORDER_COL || call.d_layout.order != CUBLASLT_ORDER_COL ||
+      call.d_layout.batch_count < 1 || call.c_layout.type != call.d_layout.type || !lt.consistent)
+    return false;
+  const bool fp64 = call.a_layout.type == CUDA_R_64F;
+  if (call.scale_type != (fp64 ? CUDA_R_64F : CUDA_R_32F) || !gemm_served(lt.gemm)) return false;
+  const bool one_item = call.d_layout.batch_count == 1;
+  const bool in_place = call.c == call.d && call.c_layout.ld == call.d_layout.ld &&
+                        (one_item || call.c_layout.batch_stride == call.d_layout.batch_stride);
+  const bool beta_zero = fp64 ? *static_cast<const double *>(call.beta) == 0.0
+                              : *static_cast<const float *>(call.beta) == 0.0f;
+  if (!in_place && !(call.pointer_mode == CUBLASLT_POINTER_MODE_HOST && beta_zero)) return false;
+  if (call.epilogue == CUBLASLT_EPILOGUE_BIAS &&
+      (call.bias == nullptr || (call.bias_type != -1 && call.bias_type != call.d_layout.type) ||
+       (!one_item && call.bias_batch_stride != 0) || !vectors_are_columns(lt.gemm)))
+    return false;
+  return true;
+}
+
+void fuzz_lt_matmul(FuzzedDataProvider &data) {
+  const Operands p;
+  // Host scalars: of the scale type, 0 or 1 (beta decides whether C is read).
+  static const float kFloats[] = {0.0f, 1.0f};
+  static const double kDoubles[] = {0.0, 1.0};
+  LtMatmul call;
+  call.compute_type = consume_compute_type(data);
+  static constexpr cudaDataType kScaleTypes[] = {CUDA_R_32F, CUDA_R_64F, CUDA_R_16F};
+  call.scale_type = data.PickValueInArray(kScaleTypes);
+  call.pointer_mode = data.ConsumeBool() ? data.ConsumeIntegralInRange(0, 1)
+                                         : data.ConsumeIntegralInRange(-1, 5);
+  call.trans_a = static_cast<cublasOperation_t>(consume_op(data));
+  call.trans_b = static_cast<cublasOperation_t>(consume_op(data));
+  call.trans_c = data.ConsumeIntegralInRange(0, 7) != 0 ? CUBLAS_OP_N : CUBLAS_OP_T;
+  call.fill_mode = data.ConsumeIntegralInRange(0, 7) != 0 ? int32_t(CUBLAS_FILL_MODE_FULL)
+                                                          : data.ConsumeIntegralInRange(0, 3);
+  static constexpr uint32_t kEpilogues[] = {CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_BIAS,
+                                            CUBLASLT_EPILOGUE_RELU_BIAS, CUBLASLT_EPILOGUE_GELU};
+  call.epilogue = data.ConsumeBool() ? data.PickValueInArray(kEpilogues)
+                                     : data.ConsumeIntegral<uint32_t>();
+  call.bias = data.ConsumeIntegralInRange(0, 7) != 0 ? p.a_array : nullptr;
+  call.bias_type = data.ConsumeBool() ? -1 : int32_t(consume_data_type(data));
+  call.bias_batch_stride = data.ConsumeBool() ? 0 : consume_argument<int64_t>(data);
+  if (data.ConsumeIntegralInRange(0, 15) == 0) call.unserved_attribute = "A scale pointer set";
+  const bool fp64_scalars = call.scale_type == CUDA_R_64F;
+  const int alpha_index = data.ConsumeIntegralInRange(0, 1), beta_index = data.ConsumeBool();
+  call.alpha = fp64_scalars ? static_cast<const void *>(&kDoubles[alpha_index])
+                            : static_cast<const void *>(&kFloats[alpha_index]);
+  call.beta = fp64_scalars ? static_cast<const void *>(&kDoubles[beta_index])
+                           : static_cast<const void *>(&kFloats[beta_index]);
+  if (data.ConsumeIntegralInRange(0, 31) == 0) call.beta = nullptr;
+  call.a = p.a;
+  call.b = p.x;
+  call.d = p.y;
+  call.c = data.ConsumeIntegralInRange(0, 3) != 0 ? p.y : p.y_array;
+
+  // D of one, a few or any number of columns and rows; A and B of matching sizes mostly.
+  const auto dimension = [&] {
+    switch (data.ConsumeIntegralInRange(0, 2)) {
+      case 0: return int64_t(1);
+      case 1: return data.ConsumeIntegralInRange<int64_t>(2, 17);
+      default: return consume_argument<int64_t>(data);
+    }
+  };
+  const int64_t m = dimension(), n = dimension(), k = consume_argument<int64_t>(data);
+  const cudaDataType ab = consume_data_type(data);
+  const cudaDataType b_type = data.ConsumeIntegralInRange(0, 7) != 0 ? ab : consume_data_type(data);
+  const cudaDataType cd = data.ConsumeBool() ? ab : consume_data_type(data);
+  const bool a_transposed = call.trans_a != CUBLAS_OP_N, b_transposed = call.trans_b != CUBLAS_OP_N;
+  call.a_layout = consume_layout(data, ab, a_transposed ? k : m, a_transposed ? m : k,
+                                 data.ConsumeBool());
+  call.b_layout = consume_layout(data, b_type, b_transposed ? n : k, b_transposed ? k : n,
+                                 data.ConsumeBool());
+  call.d_layout = consume_layout(data, cd, m, n, false);
+  call.c_layout = call.d_layout;
+  if (data.ConsumeIntegralInRange(0, 7) == 0) call.c_layout.ld = consume_argument<int64_t>(data);
+  if (data.ConsumeIntegralInRange(0, 15) == 0) call.c_layout.type = consume_data_type(data);
+  // Batches: one item mostly; else a count (sometimes unequal) and any strides.
+  const int32_t count = data.ConsumeIntegralInRange(0, 3) != 0 ? 1
+                                                               : data.ConsumeIntegralInRange(-1, 9);
+  for (LtLayout *l : {&call.a_layout, &call.b_layout, &call.c_layout, &call.d_layout}) {
+    l->batch_count = data.ConsumeIntegralInRange(0, 15) != 0 ? count
+                                                             : data.ConsumeIntegralInRange(0, 9);
+    l->batch_stride = count == 1 ? 0 : consume_argument<int64_t>(data);
+    l->plane_offset = data.ConsumeIntegralInRange(0, 31) != 0 ? 0 : 64;
+    l->batch_mode = data.ConsumeIntegralInRange(0, 31) != 0 ? 0u : 1u;
+  }
+  if (call.c == call.d && data.ConsumeBool()) call.c_layout.batch_stride = call.d_layout.batch_stride;
+
+  const LtGemm lt = gemm_of(call);
+  const Route verdict = xgemv::cublas_dropin::route_lt_matmul(call);
+  const bool expected = lt_served(call, lt);
+  const bool one_item = call.d_layout.batch_count == 1;
+  if (!expected) return require_forwarded(verdict, "cublasLtMatmul");
+  if (!verdict.problem) {
+    // A batch's strides may still be refused by the checker.
+    require(!one_item, "cublasLtMatmul: a GEMV of one item was forwarded (%s)",
+            verdict.forward_reason ? verdict.forward_reason : "no reason");
+    return require_forwarded(verdict, "cublasLtMatmul");
+  }
+  const GemvProblem &served = **verdict.problem;
+  require(served.bias == (call.epilogue == CUBLASLT_EPILOGUE_BIAS ? call.bias : nullptr),
+          "cublasLtMatmul: the bias served is not the call's");
+  require(served.batch_count == call.d_layout.batch_count,
+          "cublasLtMatmul: the batch served is not the call's");
+  require(served.rhs_count == 1 || served.transposed(),
+          "cublasLtMatmul: several vectors served as op N");
+  if (!one_item) {
+    const bool matrix_is_b = served.a.data == p.x;
+    require(served.a.stride == (matrix_is_b ? call.b_layout : call.a_layout).batch_stride &&
+                served.x.stride == (matrix_is_b ? call.a_layout : call.b_layout).batch_stride &&
+                served.y.stride == call.d_layout.batch_stride,
+            "cublasLtMatmul: the batch strides served are not the layouts'");
+  }
+  // The products of one item are GemmEx's: the same elements of A, B and D.
+  GemvProblem item = served;
+  item.batch_count = 1;
+  Operands scalars;
+  scalars.alpha = call.alpha;
+  scalars.beta = call.beta;
+  check_gemv_of_gemm(lt.gemm, item, scalars, data);
+}
+
 }  // namespace
 }  // namespace xgemv_fuzz
 
@@ -347,7 +568,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
   using namespace xgemv_fuzz;
   FuzzedDataProvider data(bytes, size);
   const bool int64_api = data.ConsumeBool();  // the _64 entry points
-  switch (data.ConsumeIntegralInRange(0, 4)) {
+  switch (data.ConsumeIntegralInRange(0, 5)) {
     case 0:
       int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::single)
                 : fuzz_gemv_types<int>(data, GemvFamily::single);
@@ -361,7 +582,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
                 : fuzz_gemv_types<int>(data, GemvFamily::strided_batched);
       break;
     case 3: int64_api ? fuzz_gemm<int64_t>(data, false) : fuzz_gemm<int>(data, false); break;
-    default: int64_api ? fuzz_gemm<int64_t>(data, true) : fuzz_gemm<int>(data, true); break;
+    case 4: int64_api ? fuzz_gemm<int64_t>(data, true) : fuzz_gemm<int>(data, true); break;
+    default: fuzz_lt_matmul(data); break;
   }
   return 0;
 }
