@@ -106,7 +106,6 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
     return cuda_failure(error);
   }
   handle->workspace = workspace;
-  handle->limits.split_workspace = true;
   return XGEMV_STATUS_SUCCESS;
 }
 

@@ -32,14 +32,14 @@ struct SplitPlan {
 // Splits a reduction of `length` elements (in units of `granule`) over grid.y so that
 // tiles * batch * ksplit blocks reach `target_blocks`, within the workspace: each split of each
 // tile keeps `tile_outputs` partials of `accumulator_bytes` each, and each tile one counter.
-// Beyond the workspace, or without one, the reduction is not split.
-inline SplitPlan plan_split(bool workspace, int64_t tiles, int64_t batch, int64_t length,
+// Beyond the workspace (every handle has one), the reduction is not split.
+inline SplitPlan plan_split(int64_t tiles, int64_t batch, int64_t length,
                             int64_t granule, int64_t tile_outputs, int64_t target_blocks,
                             int accumulator_bytes) {
   if (length == 0) return {};  // an empty reduction (y := beta*y + bias): one split of nothing
   const int64_t tiles_total = tiles * batch;
   int64_t ksplit = 1;
-  if (workspace && tiles_total < target_blocks) {
+  if (tiles_total < target_blocks) {
     // Whole waves only: a split count that overshoots the target leaves a second, mostly empty
     // wave (98 tiles x 6 splits = 588 blocks for 528 slots ran the tail at 11% occupancy).
     ksplit = target_blocks / tiles_total;

@@ -39,7 +39,7 @@ struct GemvNFma {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.m, tile_rows(p));
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, /*batch: planned as one problem*/ 1, p.n,
+        tiles, /*batch: planned as one problem*/ 1, p.n,
         int64_t(kStepColumns) * kUnroll * kWarps, tile_rows(p) * kernels::kMaxRhsPerPass,
         int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),

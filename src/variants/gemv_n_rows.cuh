@@ -36,7 +36,7 @@ struct GemvNRows {
     const int rows = tile_rows(p);
     const int64_t tiles = ceil_div(p.m, rows);
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, p.batch_count, p.n, kThreads / rows, kMaxRows,
+        tiles, p.batch_count, p.n, kThreads / rows, kMaxRows,
         int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
             split};

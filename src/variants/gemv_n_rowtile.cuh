@@ -40,7 +40,7 @@ struct GemvNRowTile {
     const int64_t rows = tile_rows(p), tiles = ceil_div(p.m, rows);
     kernels::SplitPlan split;
     for (int waves = kMaxWaves; waves >= 1; --waves) {
-      split = kernels::plan_split(device.split_workspace, tiles, p.batch_count, p.n,
+      split = kernels::plan_split(tiles, p.batch_count, p.n,
                                   int64_t(kUnroll) * kSlots, rows,
                                   int64_t(device.sm_count) * kBlocksPerSm * waves,
                                   element_bytes(p.types.scalar));

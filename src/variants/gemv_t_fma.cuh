@@ -38,7 +38,7 @@ struct GemvTFma {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, outputs(p));
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, /*batch: planned as one problem*/ 1, p.m,
+        tiles, /*batch: planned as one problem*/ 1, p.m,
         int64_t(32) * a_elements_per_16_bytes(p) * kUnroll * kWarps,
         outputs(p) * kernels::kMaxRhsPerPass, int64_t(device.sm_count) * kBlocksPerSm,
         element_bytes(p.types.scalar));

@@ -35,7 +35,7 @@ struct GemvTMmaTile {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, kOutputs);
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, /*batch: planned as one problem*/ 1, p.m, int64_t(kChunk) * kUnroll * kWarps,
+        tiles, /*batch: planned as one problem*/ 1, p.m, int64_t(kChunk) * kUnroll * kWarps,
         int64_t(kOutputs) * kernels::kMaxRhsPerPass, int64_t(device.sm_count) * kBlocksPerSm,
         element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),

@@ -32,7 +32,7 @@ struct GemvTRowBlock {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, kOutputs);
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, p.batch_count, p.m,
+        tiles, p.batch_count, p.m,
         int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p), kOutputs,
         int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),

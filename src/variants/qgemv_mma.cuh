@@ -42,7 +42,7 @@ struct QgemvMmaTile {
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(ceil_div(p.n, 16), kTiles);
     const kernels::SplitPlan split = kernels::plan_split(
-        device.split_workspace, tiles, 1, p.quant.k_blocks, int64_t(kWarps) * kUnroll,
+        tiles, 1, p.quant.k_blocks, int64_t(kWarps) * kUnroll,
         int64_t(kOutputs) * kernels::kMaxRhsPerPass, int64_t(device.sm_count) * kBlocksPerSm,
         int(sizeof(float)));
     return {dim3(unsigned(tiles), unsigned(split.count), 1), dim3(kThreads), split};

@@ -18,7 +18,6 @@ namespace xgemv {
 // What plans read off the device, once per handle.
 struct DeviceLimits {
   int sm_count;
-  bool split_workspace;  // the handle has the workspace split reductions need
 };
 
 // Where and how a call launches, from the handle.
