@@ -1,10 +1,11 @@
 // What the drop-in test programs share (cublas_dropin_test.cpp, cublaslt_dropin_test.cpp): the
 // run's expectation of who serves the calls (the mode the program was started in), failure
-// bookkeeping, the log check around one call (ServedBy), exact comparisons, small-integer data
-// (every product and sum exact, so a served call's result is compared by value) and device
-// arrays.
+// bookkeeping and the verdict line, the log check around one call (ServedBy) and around the
+// handle's destruction, exact comparisons, small-integer data (every product and sum exact, so
+// a served call's result is compared by value) and device arrays.
 #pragma once
 
+#include <cublas_api.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -166,6 +167,29 @@ class DeviceArray {
   size_t size_;
 };
 
+// Runs `destroy` (the program's cublasDestroy_v2 or cublasLtDestroy call, which the drop-in logs
+// as `entry -> server`) and checks that, with the drop-in on, it released the xgemv handles
+// behind the handle.
+template <class Destroy>
+void check_destroy_releases(const char *entry, const char *server, Destroy destroy) {
+  test_capture_begin(2);
+  const cublasStatus_t destroyed = destroy();
+  const std::string log = test_capture_end();
+  if (destroyed != CUBLAS_STATUS_SUCCESS) fail(entry);
+  const std::string released =
+      std::string("xgemv_cublas: ") + entry + " -> " + server + " (released ";
+  if (expected_server == Expect::xgemv &&
+      (log.find(released) == std::string::npos || log.find("released 0 ") != std::string::npos))
+    fail(std::string(entry) + " did not release the xgemv handles: " + log);
+}
+
+// Destroys the retired streams and prints the run's verdict line; the program's exit status.
+inline int finish() {
+  for (cudaStream_t stream : used_streams) cudaStreamDestroy(stream);
+  std::printf("%s: %d call(s) checked, %d failure(s)\n", failures ? "FAILED" : "PASSED",
+              calls_checked, failures);
+  return failures ? 1 : 0;
+}
 
 // The mode the program was started in (xgemv, cublas, forwarded), into expected_server; false
 // for anything else.
