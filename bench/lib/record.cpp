@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "decode.hpp"
 #include "measure.hpp"
 
 namespace xgemv::bench {
@@ -98,7 +99,8 @@ void derive_metrics(std::vector<Record>& records) {
   std::set<std::pair<std::string, std::string>> several_vectors;          // nrhs 1 case, lib
   std::map<std::tuple<std::string, int, int64_t>, const Record*> split;   // suite, P, exchange
   for (Record& r : records) {
-    r.gbps = r.bound_gbps = r.pct_bound = r.speedup = r.nrhs_ratio = r.share_pct = std::nullopt;
+    r.gbps = r.bound_gbps = r.pct_bound = r.speedup = r.nrhs_ratio = r.share_pct = r.reads_ratio =
+        std::nullopt;
     r.share_of.clear();
     if (!r.us || !(*r.us > 0)) continue;
     r.gbps = static_cast<double>(r.bytes) / *r.us / 1e3;
@@ -135,6 +137,9 @@ void derive_metrics(std::vector<Record>& records) {
     if (const auto base = of.find({one_key, r.lib, r.gpus});
         base != of.end() && several_vectors.count({one_key, r.lib}))
       r.nrhs_ratio = *r.us / *base->second->us;
+    if (const auto reads = of.find({key, kPerGemvReads, r.gpus});
+        reads != of.end() && reads->second != &r)
+      r.reads_ratio = *r.us / *reads->second->us;
     if (const auto gemv = split.find({r.suite, r.gpus, r.exchange_bytes});
         r.lib == "nccl" && gemv != split.end()) {
       r.share_pct = 100.0 * *r.us / *gemv->second->us;

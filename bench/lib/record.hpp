@@ -74,6 +74,8 @@ struct Record {
   std::optional<double> speedup;
   std::optional<double> nrhs_ratio;  // time / the same library's time on the case at nrhs 1
   std::optional<double> share_pct;   // a collective's time over the split GEMV of its size
+  // A decode step's time over its per-GEMV reads (the same launches without arithmetic).
+  std::optional<double> reads_ratio;
   std::string share_of;
 
   // "fp16 T 4096x14336 llama3-8b.qkv", "llama3-8b bf16", with " nrhs 4" when nrhs != 1.

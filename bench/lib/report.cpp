@@ -56,7 +56,8 @@ int csv_decimals(const std::string& key) {
   static const std::map<std::string, int> decimals = {
       {"us", 3},      {"fastest_rank_us", 3}, {"spread_pct", 1},
       {"GBps", 1},    {"bound_GBps", 1},      {"pct_bound", 1},
-      {"speedup", 3}, {"t_over_t1", 3},       {"share_pct", 1}};
+      {"speedup", 3}, {"t_over_t1", 3},       {"t_over_reads", 3},
+      {"share_pct", 1}};
   const auto found = decimals.find(key);
   return found == decimals.end() ? -1 : found->second;
 }
@@ -366,6 +367,7 @@ nlohmann::ordered_json record_json(const Record& r) {
           {"sm_clock_mhz", r.sm_clock_mhz}, {"GBps", optional_json(r.gbps)},
           {"bound_GBps", optional_json(r.bound_gbps)}, {"pct_bound", optional_json(r.pct_bound)},
           {"speedup", optional_json(r.speedup)}, {"t_over_t1", optional_json(r.nrhs_ratio)},
+          {"t_over_reads", optional_json(r.reads_ratio)},
           {"share_pct", optional_json(r.share_pct)}, {"share_of", r.share_of}};
   // clang-format on
 }

@@ -28,19 +28,21 @@ std::optional<double> value_of(const Record& r, Metric metric) {
       return r.nrhs_ratio;
     case Metric::share_pct:
       return r.share_pct;
+    case Metric::reads_ratio:
+      return r.reads_ratio;
   }
   return std::nullopt;
 }
 
 const char* metric_key(Metric metric) {
-  const char* keys[] = {"speedup", "pct_bound", "t_over_t1", "share_pct"};
+  const char* keys[] = {"speedup", "pct_bound", "t_over_t1", "share_pct", "t_over_reads"};
   return keys[static_cast<int>(metric)];
 }
 
 // 1.03x for the ratios, 65% (33.3% for a share) for the percentages.
 std::string metric_text(Metric metric, double value) {
   char text[32];
-  if (metric == Metric::speedup || metric == Metric::nrhs_ratio)
+  if (metric == Metric::speedup || metric == Metric::nrhs_ratio || metric == Metric::reads_ratio)
     std::snprintf(text, sizeof text, "%.2fx", value);
   else
     std::snprintf(text, sizeof text, "%.*f%%", metric == Metric::share_pct ? 1 : 0, value);
@@ -184,6 +186,10 @@ const std::vector<Target>& targets() {
          kXgemvEarlyStart, T::tag},
         {decode, T::failures, at_nrhs(Scope{{"decode"}, {}}, 1, kAnyNrhs), Metric::speedup, 0,
          "FAILED {} row(s)"},
+        // Decode steps against their own launches without the arithmetic.
+        {"decode reads verdict: time per step over the graph of per-GEMV reads: ", T::at_most,
+         at_nrhs(Scope{{"decode"}, {kXgemvEarlyStart}}, 1, 1), Metric::reads_ratio, 1.04,
+         "xgemv-early-start <= 1.04x", T::label, true, true},
     };
     // Several vectors: xgemv_?gemv_nrhs against its own one-vector time and beside the GEMM of as
     // many columns. No bound past 16: the call computes 16 vectors at a time.

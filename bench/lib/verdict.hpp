@@ -41,7 +41,7 @@ struct Scope {
   }
 };
 
-enum class Metric { speedup, pct_bound, nrhs_ratio, share_pct };
+enum class Metric { speedup, pct_bound, nrhs_ratio, share_pct, reads_ratio };
 
 struct Target {
   enum Kind {

@@ -290,6 +290,11 @@ TEST(DecodeMetrics, ShareOfTheOneReadAndSpeedupOverTheFasterCublasPerStep) {
   EXPECT_DOUBLE_EQ(*xgemv.speedup, 4.0 / 3.6);  // GemmEx was the faster cuBLAS
   EXPECT_DOUBLE_EQ(*rows[3].speedup, 4.0 / 3.5);
   EXPECT_DOUBLE_EQ(*rows[4].speedup, 4.0 / 4.5);
+  // Each library row's time over the step's per-GEMV reads; none for the reads themselves.
+  EXPECT_DOUBLE_EQ(*xgemv.reads_ratio, 3.6 / 3.4);
+  EXPECT_DOUBLE_EQ(*rows[3].reads_ratio, 3.5 / 3.4);
+  EXPECT_FALSE(rows[0].reads_ratio);
+  EXPECT_FALSE(rows[1].reads_ratio);
   // The second step has its own one-read; its failed cuBLAS gemv has no time.
   EXPECT_DOUBLE_EQ(*rows[8].pct_bound, 75.0);
   EXPECT_DOUBLE_EQ(*rows[8].speedup, 1.0 / 0.8);
@@ -312,6 +317,13 @@ TEST(DecodeVerdict, SpeedUpPerDtypeOfBothXgemvRowsAndEveryFailure) {
   EXPECT_EQ(verdict_starting(rows, "verdict: "),
             "verdict: speed-up per step over the faster cuBLAS (gemv or GemmEx): n/a; FAILED 1 "
             "row(s): llama3.2-1b fp16 cublas (check failed)");
+}
+
+TEST(DecodeVerdict, EarlyStartAgainstThePerGemvReadsOfEachStep) {
+  EXPECT_EQ(verdict_starting(sample_rows(), "decode reads verdict: "),
+            "decode reads verdict: time per step over the graph of per-GEMV reads: "
+            "xgemv-early-start <= 1.04x: NO (1/2, worst 1.07x: llama3.2-1b fp16) below: "
+            "llama3.2-1b fp16 1.07x");
 }
 
 RunInfo sample_info() {
@@ -350,7 +362,7 @@ TEST(DecodeReport, SummaryStepTableCsvJsonAndFailures) {
                        "\ndecode,llama3-8b bf16,llama3-8b,bf16,bf16,T,0,0,1,0,1,1,1,0,,32,32,"
                        "129,1,15009316864,15014038016,0,xgemv,xgemv_function,graph,ok,1,0,"
                        "0.0001,0.002,L0.qkv,0,1,31,129,3600.000,0.0,,0,4170.6,4691.9,88.9,"
-                       "1.111,,,,NVIDIA H200,"));
+                       "1.111,,1.059,,,NVIDIA H200,"));
   const nlohmann::ordered_json json = to_json(sample_info(), rows);
   EXPECT_EQ(json["run"]["mode"], "graph");
   ASSERT_EQ(json["records"].size(), 12u);

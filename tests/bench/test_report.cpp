@@ -178,7 +178,7 @@ TEST(Csv, OneSupersetHeaderThenOneLinePerRecordWithMissingValuesEmpty) {
       << body[1];
   EXPECT_TRUE(contains(body[1], ",12.500,"));
   EXPECT_TRUE(
-      contains(body[1], ",80.0,1.280,,,,NVIDIA H200,1980,0,\"580.65, CUDA 13.0\",13.0,,abc123,"));
+      contains(body[1], ",80.0,1.280,,,,,NVIDIA H200,1980,0,\"580.65, CUDA 13.0\",13.0,,abc123,"));
   EXPECT_TRUE(contains(body[9], ",skipped: reason,"));
 }
 
