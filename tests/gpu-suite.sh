@@ -8,8 +8,8 @@
 # int4 kernel), the Python package's demo (python -m xgemv.demo), and prints a compact SUMMARY
 # block last. Logs go to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
-# (tests/hardening/gpu-sanitize.sh, reduced sizes, 3/8 as many programs at once as cores;
-# about 4 more minutes on 32 cores).
+# (tests/hardening/gpu-sanitize.sh, reduced sizes, each GoogleTest program in 4 shards, 3/4 as
+# many processes at once as cores).
 # Exits non-zero when the build or any test failed. Where the copy has no .git, pass the commit
 # in XGEMV_COMMIT (e.g. XGEMV_COMMIT=$(git rev-parse --short HEAD) from the machine that has it).
 set -uo pipefail
@@ -106,7 +106,7 @@ fi
 
 sanitize_ok=1
 if ((sanitize)); then
-  bash tests/hardening/gpu-sanitize.sh -j $(($(nproc) * 3 / 8 + 1)) --timeout 240 build-gpu 2>&1 | tee "$log_dir/sanitize.log"
+  bash tests/hardening/gpu-sanitize.sh -j $(($(nproc) * 3 / 4)) --shards 4 --timeout 240 build-gpu 2>&1 | tee "$log_dir/sanitize.log"
   ((PIPESTATUS[0] == 0)) || sanitize_ok=0
 fi
 
@@ -153,6 +153,7 @@ fi
   fi
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   [[ -f $log_dir/decode.log ]] && grep -E '^verdict' "$log_dir/decode.log" | tail -n 1 | sed 's/^verdict/decode verdict/'
+  [[ -f $log_dir/decode.log ]] && grep -E '^decode reads verdict' "$log_dir/decode.log" | tail -n 1
   [[ -f $log_dir/nrhs.log ]] && grep -E '^nrhs verdict' "$log_dir/nrhs.log" | tail -n 1
   [[ -f $log_dir/quant.log ]] && grep -E '^quant verdict' "$log_dir/quant.log" | tail -n 1
   [[ -f $log_dir/quant-peers.log ]] && grep -E '^quant peers' "$log_dir/quant-peers.log" | tail -n 1

@@ -10,7 +10,10 @@
 #     -R REGEX        only the tests whose name matches (ctest -R)
 #     -j N            programs under the sanitizer at once (default 4); the tool's host-side
 #                     work, not the GPU, is what limits a run
-#     --timeout S     seconds per program and tool (default 300)
+#     --timeout S     seconds per program (per shard) and tool (default 300)
+#     --shards N      each GoogleTest program runs as N processes under each tool, each a
+#                     shard of its tests (GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX; default 1):
+#                     the long correctness tables then spread over the -j slots
 #
 # What counts: initcheck and synccheck check xgemv's kernels (every kernel whose name contains
 # "xgemv": the library's and the tests' own), not cuBLAS's or PyTorch's, which the tests call as
@@ -29,17 +32,19 @@
 #
 # Each program runs as CTest runs it (command, arguments, working directory and environment
 # from `ctest --show-only=json-v1`). Logs: $OUT/sanitize/TOOL/TEST.log when OUT is set, else
-# BUILD_DIR/sanitize/TOOL/TEST.log, each ending with "status N after S s". Exit status 0 only
+# BUILD_DIR/sanitize/TOOL/TEST.log (TEST.shard-I.log for shard I), each ending with
+# "status N after S s". Exit status 0 only
 # when the self-check passed, no tool found anything in xgemv's code and no program failed.
 set -uo pipefail
-tools=memcheck,racecheck,initcheck,synccheck regex="" timeout=300 parallel=4
+tools=memcheck,racecheck,initcheck,synccheck regex="" timeout=300 parallel=4 shards=1
 while (($#)); do
   case $1 in
     --tools) tools=$2; shift 2 ;;
     -R) regex=$2; shift 2 ;;
     -j) parallel=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
-    -h | --help) sed -n '2,35s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --shards) shards=$2; shift 2 ;;
+    -h | --help) sed -n '2,39s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "gpu-sanitize.sh: unknown option $1" >&2; exit 1 ;;
     *) break ;;
   esac
@@ -51,19 +56,27 @@ command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found" 
 log_root=${OUT:+$OUT/sanitize}
 log_root=${log_root:-$build/sanitize}
 
-# One line per test: name, working directory, skip return code, labels (comma-separated), the
+# One line per test: name, working directory, skip return code, labels (comma-separated), its
+# shard count (1 unless it is a GoogleTest program: its executable knows --gtest_list_tests), the
 # command as shell words (with `env VAR=value ...` in front for the test's ENVIRONMENT).
 list_tests() {
   ctest --test-dir "$build" --show-only=json-v1 -L gpu -LE "bench|sanitizer-skip" ${regex:+-R "$regex"} | python3 -c '
-import json, shlex, sys
+import json, os, shlex, sys
+shards = int(sys.argv[1])
+def is_gtest(executable):
+    try:
+        with open(executable, "rb") as f:
+            return b"gtest_list_tests" in f.read()
+    except OSError:
+        return False
 for test in json.load(sys.stdin)["tests"]:
     properties = {p["name"]: p["value"] for p in test.get("properties", [])}
     environment = properties.get("ENVIRONMENT", [])
     command = (["env", *environment] if environment else []) + test["command"]
     print(test["name"], properties.get("WORKING_DIRECTORY", "."),
           properties.get("SKIP_RETURN_CODE", 77), ",".join(properties.get("LABELS", [])),
-          shlex.join(command), sep="\t")
-'
+          shards if is_gtest(test["command"][0]) else 1, shlex.join(command), sep="\t")
+' "$shards"
 }
 mapfile -t tests < <(list_tests)
 ((${#tests[@]})) || { echo "no GPU tests found in $build" >&2; exit 1; }
@@ -71,9 +84,10 @@ canary=$build/tests/hardening/hardening_sanitizer_canary
 [[ -x $canary ]] || { echo "$canary not built" >&2; exit 1; }
 
 export XGEMV_TEST_PROFILE=sanitizer
-# One program under one tool; the log ends with "status N after S s" (exit status, seconds).
+# One program (or shard: "I/N", else "") under one tool; the log ends with "status N after S s"
+# (exit status, seconds).
 sanitize_one() {
-  local tool=$1 labels=$2 workdir=$3 command=$4 log=$5
+  local tool=$1 labels=$2 workdir=$3 command=$4 log=$5 shard=${6:-}
   local options="--print-limit 10000"
   [[ $tool == initcheck || $tool == synccheck ]] && options+=" --kernel-name kns=xgemv"
   if [[ ,$labels, == *,sanitizer-third-party-host,* ]]; then
@@ -85,9 +99,10 @@ sanitize_one() {
   elif [[ $tool == memcheck ]]; then
     options+=" --leak-check full"  # device memory still allocated at exit is a finding too
   fi
-  local start=$SECONDS
-  (cd "$workdir" && eval "timeout $timeout compute-sanitizer --tool $tool $options $command") \
-    >"$log" 2>&1
+  local start=$SECONDS sharding=""
+  [[ -n $shard ]] && sharding="env GTEST_SHARD_INDEX=${shard%/*} GTEST_TOTAL_SHARDS=${shard#*/}"
+  (cd "$workdir" &&
+    eval "$sharding timeout $timeout compute-sanitizer --tool $tool $options $command") >"$log" 2>&1
   echo "status $? after $((SECONDS - start)) s" >>"$log"
 }
 
@@ -104,10 +119,22 @@ for tool in "${tool_list[@]}"; do
 done
 # Program by program, every tool at once: the longest program (core.gpu_correctness, listed
 # first) then starts under all four tools at the beginning instead of one tool at a time.
+# The logs of one test under one tool: one, or one per shard.
+logs_of() {
+  local tool=$1 name=$2 count=$3 i
+  if ((count == 1)); then echo "$log_root/$tool/$name.log"; return; fi
+  for ((i = 0; i < count; ++i)); do echo "$log_root/$tool/$name.shard-$i.log"; done
+}
 for line in "${tests[@]}"; do
-  IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
+  IFS=$'\t' read -r name workdir skip_code labels count command <<<"$line"
   for tool in "${tool_list[@]}"; do
-    launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.log"
+    if ((count == 1)); then
+      launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.log"
+    else
+      for ((i = 0; i < count; ++i)); do
+        launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.shard-$i.log" "$i/$count"
+      done
+    fi
   done
 done
 wait
@@ -117,20 +144,34 @@ summary=()
 for tool in "${tool_list[@]}"; do
   findings=0 third_party=0 ran=0 skipped=0 failed=() flagged=() left_out=()
   for line in "${tests[@]}"; do
-    IFS=$'\t' read -r name workdir skip_code labels command <<<"$line"
-    log=$log_root/$tool/$name.log
-    status=$(sed -nE 's/^status ([0-9]+|left-out)( after .*)?$/\1/p' "$log" | tail -n 1)
+    IFS=$'\t' read -r name workdir skip_code labels count command <<<"$line"
+    # A sharded program: skipped when every shard skipped, failed when one did.
+    ours=0 statuses=()
+    while read -r log; do
+      status=$(sed -nE 's/^status ([0-9]+|left-out)( after .*)?$/\1/p' "$log" | tail -n 1)
+      statuses+=("${status:-?}")
+      read -r mine theirs < <(python3 "$here/sanitizer_findings.py" "$log")
+      ((ours += mine, third_party += theirs))
+    done < <(logs_of "$tool" "$name" "$count")
+    status=""
+    for shard_status in "${statuses[@]}"; do
+      case $shard_status in
+        left-out) status=left-out; break ;;
+        "$skip_code") ;;
+        0) status=0 ;;
+        *) status=$shard_status; break ;;
+      esac
+    done
+    status=${status:-$skip_code}
     if [[ $status == left-out ]]; then
       left_out+=("$name")
       continue
     fi
-    read -r ours theirs < <(python3 "$here/sanitizer_findings.py" "$log")
-    ((third_party += theirs))
     if [[ $status == "$skip_code" ]]; then
       ((skipped += 1))
     else
       ((ran += 1))
-      [[ $status == 0 ]] || failed+=("$name($([[ $status == 124 ]] && echo timeout || echo "exit ${status:-?}"))")
+      [[ $status == 0 ]] || failed+=("$name($([[ $status == 124 ]] && echo timeout || echo "exit $status"))")
     fi
     if ((ours > 0)); then
       flagged+=("$name:$ours")
