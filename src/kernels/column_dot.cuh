@@ -44,6 +44,32 @@ __device__ __forceinline__ void accumulate_step(S &acc, int4 a_raw, int4 x_raw) 
   for (int e = 0; e < kElems; ++e) acc += a[e] * xv[e];
 }
 
+// The A of kUnroll steps from k (16-byte aligned), one 16-byte load per step.
+template <int kGroup, int kUnroll, class TA>
+__device__ __forceinline__ void load_a_steps(int4 (&a_raw)[kUnroll], const TA *column, int64_t k,
+                                             int lane) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  constexpr int64_t kStep = int64_t(kGroup) * kElems;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    a_raw[u] = load16_streaming(column + k + u * kStep + lane * kElems);
+}
+
+// acc += the kUnroll steps from k whose A is in a_raw (loaded ahead), with their x, in the order
+// of dot_column's unrolled loop.
+template <int kGroup, int kUnroll, class TA, class TX, class S>
+__device__ __forceinline__ void accumulate_steps(const int4 (&a_raw)[kUnroll], const TX *x,
+                                                 int64_t incx, XAccess x_access, int64_t k,
+                                                 int lane, S &acc) {
+  constexpr int64_t kStep = int64_t(kGroup) * kElemsPer16B<TA>;
+  int4 x_raw[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    x_raw[u] = load_x_at<kGroup, TA>(x, incx, x_access, k + u * kStep, lane);
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) accumulate_step<TA, TX>(acc, a_raw[u], x_raw[u]);
+}
+
 // acc + dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be
 // 16-byte aligned: each lane owns kElems contiguous elements per step (one 16-byte load).
 template <int kGroup, int kUnroll, class TA, class TX, class S>

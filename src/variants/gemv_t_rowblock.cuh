@@ -7,6 +7,8 @@
 // reductions (wide op T).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/column_dot.cuh"
 #include "kernels/kernel_args.cuh"
 
@@ -47,6 +49,20 @@ struct GemvTRowBlock {
     return true;
   }
 
+  // Whether A's columns and x start 16-byte aligned at every split of every batch item, x
+  // contiguous: the kernel instance for such calls then peels no head and reads x in aligned
+  // 16-byte loads, decided at compile time (a shorter set-up before the first loads, no branch
+  // on x's access in the loop). 16-bit elements only: the fp32 and fp64 instances spill under
+  // the 64-register cap of the launch bounds (ptxas), so those types keep the general one.
+  static bool aligned_operands(const GemvProblem &p, const LaunchPlan &plan) {
+    const int64_t bytes = element_bytes(p.types.a);
+    const auto aligned = [](const void *q) { return reinterpret_cast<uintptr_t>(q) % 16 == 0; };
+    const auto whole = [&](int64_t elements) { return elements * bytes % 16 == 0; };
+    return bytes == 2 && !p.pointer_arrays() && p.x.array == nullptr && p.x.inc == 1 &&
+           aligned(p.a.data) && aligned(p.x.data) && whole(p.a.ld) && whole(plan.split.length) &&
+           (p.batch_count == 1 || (whole(p.a.stride) && whole(p.x.stride)));
+  }
+
   template <class TA, class TX, class TY, class S>
   static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
                             const LaunchContext &context);
@@ -54,7 +70,8 @@ struct GemvTRowBlock {
 
 namespace kernels {
 
-template <class TA, class TX, class TY, class S, int kGroup, bool kEarlyStart>
+template <class TA, class TX, class TY, class S, int kGroup, bool kEarlyStart,
+          bool kAlignedOperands>
 __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
                                   GemvTRowBlock<kGroup>::kBlocksPerSm)
     gemv_t_rowblock(const KernelArgs<S> args) {
@@ -84,49 +101,77 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
   const auto reduction_of = [&](int64_t b) {
     const TA *column = matrix_of<TA>(p, b) + j * p.a.ld;
     const TX *x = x_of<TX>(p, b);
-    const int64_t head = min(int64_t(elements_to_alignment(column + k0)), k1 - k0);
-    const XAccess x_access = p.x.inc != 1 ? XAccess::kStrided
-                             : is_aligned16(x + k0 + head) ? XAccess::kAligned
-                                                            : XAccess::kShifted;
-    return Reduction{column, x, head, x_access};
+    if constexpr (kAlignedOperands) {
+      return Reduction{column, x, 0, XAccess::kAligned};
+    } else {
+      const int64_t head = min(int64_t(elements_to_alignment(column + k0)), k1 - k0);
+      const XAccess x_access = p.x.inc != 1 ? XAccess::kStrided
+                               : is_aligned16(x + k0 + head) ? XAccess::kAligned
+                                                              : XAccess::kShifted;
+      return Reduction{column, x, head, x_access};
+    }
   };
+
+  // Host alpha == 0 reads no A at all.
+  const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
+  const bool reads_first_item =
+      may_read_a && has_output && !p.pointer_arrays() && blockIdx.z < p.batch_count;
 
   // Early start: the first batch item's first kEarlySteps unrolled steps of A are copied to
   // shared memory before the wait (A only: x, y, the scalars and pointer arrays may still be
-  // written by the kernel before this one). Host alpha == 0 reads no A at all. The false
-  // instance never uses the stage, which then takes no shared memory.
+  // written by the kernel before this one). The false instance never uses the stage, which then
+  // takes no shared memory.
   constexpr int kEarlySteps = Variant::kEarlySteps;
   __shared__ EarlyStage<Variant::kThreads, kEarlySteps * kUnroll> stage;
   int staged_steps = 0;
-  if constexpr (kEarlyStart) {
-    const bool may_read_a = args.scalars.alpha_ptr != nullptr || args.scalars.alpha_value != S(0);
-    if (may_read_a && has_output && !p.pointer_arrays() && blockIdx.z < p.batch_count) {
-      const Reduction r = reduction_of(blockIdx.z);
-      const int64_t start = k0 + r.head;
+  // Without early start, the aligned instance loads the first item's first unrolled step of A
+  // into registers as it starts: the rest of the set-up (the scalars, x, the loop bounds, the
+  // output) then runs while those loads are in flight instead of before them. (In the general
+  // instance these registers spill.)
+  constexpr bool kFetchesFirstSteps = !kEarlyStart && kAlignedOperands;
+  int4 first_steps[kUnroll];
+  bool has_first_steps = false;
+  if (reads_first_item) {
+    const Reduction r = reduction_of(blockIdx.z);
+    const int64_t start = k0 + r.head;
+    if constexpr (kEarlyStart) {
       staged_steps = staged_a_steps<kGroup, kUnroll, kEarlySteps, TA>(
           start, vector_steps_end<TA>(r.x_access, k1));
       stage_a_steps<Variant::kThreads, kGroup, kUnroll, kEarlySteps>(stage, staged_steps, r.column,
                                                                      start, lane);
+    } else if constexpr (kFetchesFirstSteps) {
+      has_first_steps = staged_a_steps<kGroup, kUnroll, 1, TA>(start, k1) == 1;
+      if (has_first_steps) load_a_steps<kGroup, kUnroll>(first_steps, r.column, start, lane);
     }
+  }
+  if constexpr (kEarlyStart) {
     wait_for_predecessor();
     wait_staged();
   }
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
 
-  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
+  // One batch item; the first consumes what was fetched before the set-up: the staged steps of
+  // early start, or the registers of the first steps (with_first_steps).
+  const auto reduce_item = [&](int64_t b, auto with_first_steps) {
     TY *y = y_of<TY>(p, b);
     S dot = S(0);
     if (alpha != S(0) && has_output) {
       const Reduction r = reduction_of(b);
-      // The 16-byte steps first (an early start's staged steps are consumed at once, outside
-      // the loop of dot_column), then the peeled head; the sum head + steps is the same either way.
+      // The 16-byte steps first (the steps fetched early are consumed at once, outside the loop
+      // of dot_column), then the peeled head; the sum head + steps is the same either way.
       int64_t start = k0 + r.head;
       S steps = S(0);
       if constexpr (kEarlyStart) {
         if (b == blockIdx.z)
           start = accumulate_staged_steps<Variant::kThreads, kGroup, kUnroll, kEarlySteps, TA>(
               stage, staged_steps, r.x, p.x.inc, r.x_access, start, lane, steps);
+      } else if constexpr (decltype(with_first_steps)::value) {
+        if (has_first_steps) {
+          accumulate_steps<kGroup, kUnroll, TA>(first_steps, r.x, p.x.inc, r.x_access, start, lane,
+                                                steps);
+          start += int64_t(kUnroll) * kGroup * kElemsPer16B<TA>;
+        }
       }
       steps = dot_column<kGroup, kUnroll, TA, TX, S>(r.column, r.x, p.x.inc, r.x_access, start,
                                                      k1, lane, steps);
@@ -149,7 +194,16 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
         store_output(y + jj * p.y.inc, block_dots[threadIdx.x], alpha, beta, bias_at<TY>(p, jj));
     }
     __syncthreads();  // block_dots is reused by the next batch item
+  };
+  // The registers of the first steps are live only in the first item's instance of the body
+  // (the loop over the others has its own); the other kernels keep one loop, as they spill with
+  // two instances.
+  int64_t b = blockIdx.z;
+  if constexpr (kFetchesFirstSteps) {
+    if (b < p.batch_count) reduce_item(b, std::true_type());
+    b += gridDim.z;
   }
+  for (; b < p.batch_count; b += gridDim.z) reduce_item(b, std::false_type());
 }
 
 }  // namespace kernels
@@ -158,10 +212,16 @@ template <int kGroup>
 template <class TA, class TX, class TY, class S>
 cudaError_t GemvTRowBlock<kGroup>::launch(const GemvProblem &problem, const LaunchPlan &plan,
                                           const LaunchContext &context) {
-  return kernels::launch_kernel(context.early_start
-                                    ? &kernels::gemv_t_rowblock<TA, TX, TY, S, kGroup, true>
-                                    : &kernels::gemv_t_rowblock<TA, TX, TY, S, kGroup, false>,
-                                problem, plan, context);
+  using kernels::gemv_t_rowblock;
+  constexpr bool kHasAligned = sizeof(TA) == 2;  // see aligned_operands
+  const bool aligned = aligned_operands(problem, plan);
+  return kernels::launch_kernel(
+      context.early_start
+          ? (aligned ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, true, kHasAligned>
+                     : &gemv_t_rowblock<TA, TX, TY, S, kGroup, true, false>)
+          : (aligned ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, false, kHasAligned>
+                     : &gemv_t_rowblock<TA, TX, TY, S, kGroup, false, false>),
+      problem, plan, context);
 }
 
 }  // namespace xgemv
