@@ -33,8 +33,8 @@
 # Each program runs as CTest runs it (command, arguments, working directory and environment
 # from `ctest --show-only=json-v1`). Logs: $OUT/sanitize/TOOL/TEST.log when OUT is set, else
 # BUILD_DIR/sanitize/TOOL/TEST.log (TEST.shard-I.log for shard I), each ending with
-# "status N after S s". Exit status 0 only
-# when the self-check passed, no tool found anything in xgemv's code and no program failed.
+# "status N after S s". Exit status 0 only when the self-check passed, no tool found anything in
+# xgemv's code and no program failed.
 set -uo pipefail
 tools=memcheck,racecheck,initcheck,synccheck regex="" timeout=300 parallel=4 shards=1
 while (($#)); do
@@ -61,7 +61,7 @@ log_root=${log_root:-$build/sanitize}
 # command as shell words (with `env VAR=value ...` in front for the test's ENVIRONMENT).
 list_tests() {
   ctest --test-dir "$build" --show-only=json-v1 -L gpu -LE "bench|sanitizer-skip" ${regex:+-R "$regex"} | python3 -c '
-import json, os, shlex, sys
+import json, shlex, sys
 shards = int(sys.argv[1])
 def is_gtest(executable):
     try:
@@ -117,24 +117,22 @@ for tool in "${tool_list[@]}"; do
   [[ -n ${planted[$tool]:-} ]] &&
     launch "$tool" "" . "$(printf %q "$canary") ${planted[$tool]}" "$log_root/$tool/self-check.log"
 done
-# Program by program, every tool at once: the longest program (core.gpu_correctness, listed
-# first) then starts under all four tools at the beginning instead of one tool at a time.
 # The logs of one test under one tool: one, or one per shard.
 logs_of() {
   local tool=$1 name=$2 count=$3 i
   if ((count == 1)); then echo "$log_root/$tool/$name.log"; return; fi
   for ((i = 0; i < count; ++i)); do echo "$log_root/$tool/$name.shard-$i.log"; done
 }
+# Program by program, every tool at once: the longest program (core.gpu_correctness, listed
+# first) then starts under all four tools at the beginning instead of one tool at a time.
 for line in "${tests[@]}"; do
   IFS=$'\t' read -r name workdir skip_code labels count command <<<"$line"
   for tool in "${tool_list[@]}"; do
-    if ((count == 1)); then
-      launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.log"
-    else
-      for ((i = 0; i < count; ++i)); do
-        launch "$tool" "$labels" "$workdir" "$command" "$log_root/$tool/$name.shard-$i.log" "$i/$count"
-      done
-    fi
+    i=0
+    while read -r log; do
+      launch "$tool" "$labels" "$workdir" "$command" "$log" "$( ((count > 1)) && echo "$i/$count")"
+      ((i += 1))
+    done < <(logs_of "$tool" "$name" "$count")
   done
 done
 wait
