@@ -11,25 +11,66 @@ namespace xgemv::kernels {
 // loads when contiguous but shifted against it (odd lda), element loads when strided.
 enum class XAccess { kAligned, kShifted, kStrided };
 
-// The end of the 16-byte steps over [k0, k1): a shifted x load reads into the aligned block past
-// its 16 bytes, so the vector steps stop one block early for that block to hold elements below
-// k1.
+// The end of the 16-byte steps over [k0, k1): a shifted x reads the aligned block past its 16
+// bytes, so the vector steps stop one block early for that block to hold elements below k1.
 template <class TA>
 __device__ __forceinline__ int64_t vector_steps_end(XAccess x_access, int64_t k1) {
   return x_access == XAccess::kShifted ? k1 - kElemsPer16B<TA> : k1;
 }
 
-// The x of the unrolled step at k, as dot_column reads it.
-template <int kGroup, class TA, class TX>
-__device__ __forceinline__ int4 load_x_at(const TX *x, int64_t incx, XAccess x_access, int64_t k,
-                                          int lane) {
+// The lanes of this lane's group in its warp (groups are aligned within warps).
+template <int kGroup>
+__device__ __forceinline__ unsigned group_lane_mask() {
+  if constexpr (kGroup == 32) return 0xffffffffu;
+  else return ((1u << kGroup) - 1u) << ((threadIdx.x & 31u) & ~unsigned(kGroup - 1));
+}
+
+// Calls consume(s, x_raw) with the x of each of kSteps consecutive steps from k, in order, as
+// dot_column consumes them (lane `lane` of the group: its kElems elements of each step). A
+// shifted x straddles two aligned blocks per lane and step; each lane loads only the lower one
+// and takes the upper one from the next lane (the group's last lane from lane 0's lower block
+// of the step after, which lane 0 alone loads for the last step). One load per 16 bytes of x,
+// as when aligned, rather than two: with x out of L1 (a long split reduction), the second load
+// doubled x's traffic from L2. Each step is realigned only as it is consumed, so that the
+// realigned copies do not add to the registers of the loads in flight.
+template <int kGroup, int kSteps, class TA, class TX, class Consume>
+__device__ __forceinline__ void for_x_steps(const TX *x, int64_t incx, XAccess x_access, int64_t k,
+                                            int lane, Consume &&consume) {
   constexpr int kElems = kElemsPer16B<TA>;
-  if (x_access == XAccess::kAligned) return load16_cached(x + k + lane * kElems);
-  if (x_access == XAccess::kShifted) return load16_cached_unaligned(x + k + lane * kElems);
-  TX xs[kElems];
+  constexpr int64_t kStep = int64_t(kGroup) * kElems;
+  if (x_access == XAccess::kAligned) {
+    int4 x_raw[kSteps];
 #pragma unroll
-  for (int e = 0; e < kElems; ++e) xs[e] = __ldg(x + (k + lane * kElems + e) * incx);
-  return pack16(xs);
+    for (int s = 0; s < kSteps; ++s) x_raw[s] = load16_cached(x + k + s * kStep + lane * kElems);
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) consume(s, x_raw[s]);
+  } else if (x_access == XAccess::kShifted) {
+    const uintptr_t address = reinterpret_cast<uintptr_t>(x + k + lane * kElems);
+    const int4 *block = reinterpret_cast<const int4 *>(address & ~uintptr_t(15));
+    int4 lower[kSteps + 1];
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) lower[s] = __ldg(block + s * kGroup);
+    lower[kSteps] = lane == 0 ? __ldg(block + kSteps * kGroup) : make_int4(0, 0, 0, 0);
+    const unsigned mask = group_lane_mask<kGroup>();
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const int4 upper = shfl16(mask, lane == 0 ? lower[s + 1] : lower[s], (lane + 1) % kGroup,
+                                kGroup);
+      consume(s, funnel16<TX>(lower[s], upper, unsigned(address & 15u)));
+    }
+  } else {
+    int4 x_raw[kSteps];
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      TX xs[kElems];
+#pragma unroll
+      for (int e = 0; e < kElems; ++e)
+        xs[e] = __ldg(x + (k + s * kStep + lane * kElems + e) * incx);
+      x_raw[s] = pack16(xs);
+    }
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) consume(s, x_raw[s]);
+  }
 }
 
 // acc += the 16-byte step's products, element by element (the one summation order of every
@@ -61,13 +102,9 @@ template <int kGroup, int kUnroll, class TA, class TX, class S>
 __device__ __forceinline__ void accumulate_steps(const int4 (&a_raw)[kUnroll], const TX *x,
                                                  int64_t incx, XAccess x_access, int64_t k,
                                                  int lane, S &acc) {
-  constexpr int64_t kStep = int64_t(kGroup) * kElemsPer16B<TA>;
-  int4 x_raw[kUnroll];
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
-    x_raw[u] = load_x_at<kGroup, TA>(x, incx, x_access, k + u * kStep, lane);
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) accumulate_step<TA, TX>(acc, a_raw[u], x_raw[u]);
+  for_x_steps<kGroup, kUnroll, TA>(x, incx, x_access, k, lane, [&](int u, int4 x_raw) {
+    accumulate_step<TA, TX>(acc, a_raw[u], x_raw);
+  });
 }
 
 // acc + dot(column[k0:k1], x[k0:k1]) over the group's lanes, lane-partial. column + k0 must be
@@ -83,18 +120,22 @@ __device__ __forceinline__ S dot_column(const TA *column, const TX *x, int64_t i
   const int64_t vector_end = vector_steps_end<TA>(x_access, k1);
   int64_t k = k0;
   for (; k + kUnroll * kStep <= vector_end; k += kUnroll * kStep) {
-    int4 a_raw[kUnroll], x_raw[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      a_raw[u] = load16_streaming(column + k + u * kStep + lane * kElems);
-      x_raw[u] = load_x_at<kGroup, TA>(x, incx, x_access, k + u * kStep, lane);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) accumulate_step<TA, TX>(acc, a_raw[u], x_raw[u]);
+    int4 a_raw[kUnroll];
+    load_a_steps<kGroup, kUnroll>(a_raw, column, k, lane);
+    for_x_steps<kGroup, kUnroll, TA>(x, incx, x_access, k, lane, [&](int u, int4 x_raw) {
+      accumulate_step<TA, TX>(acc, a_raw[u], x_raw);
+    });
   }
-  for (; k + kStep <= vector_end; k += kStep)
-    accumulate_step<TA, TX>(acc, load16_streaming(column + k + lane * kElems),
-                            load_x_at<kGroup, TA>(x, incx, x_access, k, lane));
+  // The single steps and the tail stay rolled: unrolled copies raised the register pressure of
+  // the whole kernel (fp32 spilled more).
+#pragma unroll 1
+  for (; k + kStep <= vector_end; k += kStep) {
+    const int4 a_raw = load16_streaming(column + k + lane * kElems);
+    for_x_steps<kGroup, 1, TA>(x, incx, x_access, k, lane, [&](int, int4 x_raw) {
+      accumulate_step<TA, TX>(acc, a_raw, x_raw);
+    });
+  }
+#pragma unroll 1
   for (; k < k1; k += kStep) {  // the masked tail: at most one step (two when x is shifted)
 #pragma unroll
     for (int e = 0; e < kElems; ++e) {
@@ -146,13 +187,9 @@ __device__ __forceinline__ int64_t accumulate_staged_steps(
 #pragma unroll 1
   for (int s = 0; s < steps; ++s) {
     const int64_t ks = k + s * kUnroll * kStep;
-    int4 x_raw[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      x_raw[u] = load_x_at<kGroup, TA>(x, incx, x_access, ks + u * kStep, lane);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      accumulate_step<TA, TX>(acc, stage.staged(s * kUnroll + u), x_raw[u]);
+    for_x_steps<kGroup, kUnroll, TA>(x, incx, x_access, ks, lane, [&](int u, int4 x_raw) {
+      accumulate_step<TA, TX>(acc, stage.staged(s * kUnroll + u), x_raw);
+    });
   }
   return k + steps * kUnroll * kStep;
 }

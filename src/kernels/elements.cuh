@@ -1,6 +1,7 @@
 // Loading and widening, shared by every GEMV kernel: element types to the accumulator type,
-// 16-byte loads of A (streamed once) and of x (cached, also when shifted against A). Every
-// element type moves in 16-byte units, kElemsPer16B<T> elements each (16 for 8-bit types).
+// 16-byte loads of A (streamed once) and of x (cached), the funnel shift and the lane exchange
+// of an x shifted against A. Every element type moves in 16-byte units, kElemsPer16B<T>
+// elements each (16 for 8-bit types).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -85,21 +86,30 @@ __device__ __forceinline__ unsigned word_at(const unsigned (&w)[8], int q, int i
   return q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
 }
 
-// 16 bytes from a cached address that is element- but not 16-byte aligned: the two aligned
-// blocks that hold them, funnel-shifted. Reads only blocks that hold requested bytes.
+// The 16 bytes that start `offset` bytes (a multiple of sizeof(T)) into the aligned block lo, hi
+// being the block after it: whole words selected, then funnel-shifted for 16-bit T.
 template <class T>
-__device__ __forceinline__ int4 load16_cached_unaligned(const T *p) {
-  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
-  const int4 *block = reinterpret_cast<const int4 *>(address & ~uintptr_t(15));
-  const int4 lo = __ldg(block), hi = __ldg(block + 1);
+__device__ __forceinline__ int4 funnel16(const int4 lo, const int4 hi, unsigned offset) {
   const unsigned w[8] = {unsigned(lo.x), unsigned(lo.y), unsigned(lo.z), unsigned(lo.w),
                          unsigned(hi.x), unsigned(hi.y), unsigned(hi.z), unsigned(hi.w)};
-  const int q = int(address & 15u) / 4;
-  const unsigned bits = unsigned(address & 3u) * 8u;
+  const int q = int(offset / 4);
   unsigned out[4];
+  if constexpr (sizeof(T) >= 4) {
 #pragma unroll
-  for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(word_at(w, q, i), word_at(w, q, i + 1), bits);
+    for (int i = 0; i < 4; ++i) out[i] = word_at(w, q, i);
+  } else {
+    const unsigned bits = (offset & 3u) * 8u;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      out[i] = __funnelshift_r(word_at(w, q, i), word_at(w, q, i + 1), bits);
+  }
   return make_int4(int(out[0]), int(out[1]), int(out[2]), int(out[3]));
+}
+
+// The 16 bytes that lane `source` (of a segment of `width` lanes) holds, for each lane in mask.
+__device__ __forceinline__ int4 shfl16(unsigned mask, const int4 v, int source, int width) {
+  return make_int4(__shfl_sync(mask, v.x, source, width), __shfl_sync(mask, v.y, source, width),
+                   __shfl_sync(mask, v.z, source, width), __shfl_sync(mask, v.w, source, width));
 }
 
 }  // namespace xgemv::kernels

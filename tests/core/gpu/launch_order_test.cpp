@@ -106,6 +106,7 @@ TEST_P(LaunchOrder, CallsSeeWhatTheKernelBeforeThemWroteLate) {
   const GemvShape shapes[] = {{'T', 1024, 1024, 1024, 1, 1},
                               {'N', 1024, 1024, 1024, 1, 1},
                               {'T', 200000, 16, 200000, 1, 1},  // split reduction
+                              {'T', 4099, 67, 4101, 1, 1},  // odd lda: x shifted against A
                               {'N', 333, 777, 335, -2, 3}};
   for (const GemvShape &s : shapes)
     for (const Written written : {Written::a, Written::x, Written::y})

@@ -44,9 +44,16 @@ std::vector<GemvCase> edge_cases(char op) {
                    .y_misalignment = 1});
   cases.push_back({.trans = op, .m = 129, .n = 65, .batched = true, .batch_count = 3,
                    .stride_padding = 5});
-  // Split reductions and long ones, exact on integer data.
+  // Split reductions and long ones, exact on integer data; the last with odd lda and x off its
+  // alignment, so that x is shifted against most columns over many unrolled steps.
   for (const auto &[m, n] : {std::pair<int64_t, int64_t>{64, split}, {split, 64}, {4099, 2053}})
     cases.push_back({.trans = op, .m = m, .n = n, .integer_data = true});
+  cases.push_back({.trans = op,
+                   .m = 4099,
+                   .n = 67,
+                   .lda_padding = 1,
+                   .x_misalignment = 1,
+                   .integer_data = true});
   return cases;
 }
 
