@@ -30,6 +30,12 @@
 # (initcheck) in xgemv's kernel (hardening_sanitizer_canary): if the tool does not report it,
 # the run fails.
 #
+# Each finished program (or shard) prints a line as it finishes ("memcheck core.gpu_api.shard-0:
+# status 0 after 6 s, 0 findings in xgemv's code"), so that a run stopped before its summary (by
+# a time limit on the command) still says what it found. A full run takes more than ten minutes
+# on one H200; where commands are limited to that, run one tool per command (--tools memcheck,
+# ...) on the same build.
+#
 # Each program runs as CTest runs it (command, arguments, working directory and environment
 # from `ctest --show-only=json-v1`). Logs: $OUT/sanitize/TOOL/TEST.log when OUT is set, else
 # BUILD_DIR/sanitize/TOOL/TEST.log (TEST.shard-I.log for shard I), each ending with
@@ -44,7 +50,7 @@ while (($#)); do
     -j) parallel=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --shards) shards=$2; shift 2 ;;
-    -h | --help) sed -n '2,39s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,43s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "gpu-sanitize.sh: unknown option $1" >&2; exit 1 ;;
     *) break ;;
   esac
@@ -104,6 +110,12 @@ sanitize_one() {
   (cd "$workdir" &&
     eval "$sharding timeout $timeout compute-sanitizer --tool $tool $options $command") >"$log" 2>&1
   echo "status $? after $((SECONDS - start)) s" >>"$log"
+  # A line as each program (or shard) finishes: a run stopped before its summary still says
+  # what it found.
+  local mine theirs
+  read -r mine theirs < <(python3 "$here/sanitizer_findings.py" "$log")
+  local shown=${log#"$log_root/$tool/"}
+  echo "$tool ${shown%.log}: $(tail -n 1 "$log"), $mine findings in xgemv's code"
 }
 
 IFS=, read -r -a tool_list <<<"$tools"
