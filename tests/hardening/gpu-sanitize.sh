@@ -22,10 +22,11 @@
 # kernels); their reports are sorted by kernel name. Host-side reports (CUDA API errors, memory
 # left allocated at exit) are sorted by the code they come from (sanitizer_findings.py). A
 # finding is a report in xgemv's code; reports from inside cuBLAS, NCCL or PyTorch are counted apart.
-# Tests labelled sanitizer-third-party-host (PyTorch, whose host code keeps its cuBLAS handles,
-# and with them the drop-in's workspaces, to exit) run memcheck without the leak check and are
-# left out of initcheck: with the filter, inputs written by PyTorch's unchecked kernels look
-# uninitialised to it, and without it cuBLAS's own kernels give it tens of thousands of reports.
+# Tests labelled sanitizer-third-party-host (PyTorch's programs: its caching allocator keeps its
+# segments, and its cuBLAS handles the drop-in's workspaces, to exit) run memcheck without the
+# leak check and are left out of initcheck: with the filter, inputs written by PyTorch's
+# unchecked kernels look uninitialised to it, and without it cuBLAS's own kernels give it tens of
+# thousands of reports.
 # A self-check first plants an out-of-bounds read (memcheck) and an uninitialised read
 # (initcheck) in xgemv's kernel (hardening_sanitizer_canary): if the tool does not report it,
 # the run fails.
