@@ -29,27 +29,53 @@ struct SplitPlan {
   int64_t length = 0;
 };
 
-// Splits a reduction of `length` elements (in units of `granule`) over grid.y so that
-// tiles * batch * ksplit blocks reach `target_blocks`, within the workspace: each split of each
-// tile keeps `tile_outputs` partials of `accumulator_bytes` each, and each tile one counter.
-// Beyond the workspace (every handle has one), the reduction is not split.
+// The split model below. A block's fixed cost (its first loads' latency, its partial sums and
+// their combine), in units of its unrolled steps (granules). A wave of blocks filling at least
+// 3/4 of the slots streams at full bandwidth, so it takes time in proportion to its blocks; a
+// thinner one takes as long as a 3/4 wave (the H200, t_mma: 0.65 of a wave streamed at 0.89 of
+// the many-wave shapes' rate, 1.29 waves at 0.80). A split must promise 1/16 less time.
+inline constexpr int64_t kBlockFixedGranules = 2;
+inline constexpr int64_t kSaturatingFillNum = 3, kSaturatingFillDen = 4;
+inline constexpr int64_t kSplitGainNum = 15, kSplitGainDen = 16;
+inline constexpr int64_t kMaxSplitWaves = 16;  // the most waves a split may ask for
+
+// The modelled time of `blocks` blocks of `granules` each on `slots` resident slots, in units
+// of kSaturatingFillDen slot-granules.
+constexpr int64_t modelled_split_time(int64_t blocks, int64_t granules, int64_t slots) {
+  const int64_t full_waves = blocks / slots, last = blocks % slots;
+  const int64_t last_wave =
+      last == 0 ? 0 : std::max(last * kSaturatingFillDen, slots * kSaturatingFillNum);
+  return (full_waves * slots * kSaturatingFillDen + last_wave) * (granules + kBlockFixedGranules);
+}
+
+// Splits a reduction of `length` elements (in units of `granule`) over grid.y for `tiles`
+// output tiles of `batch` items on `target_blocks` resident slots: the split count of least
+// modelled time (above), the smallest on ties. Each split keeps at least two granules; each
+// split of each tile keeps `tile_outputs` partials of `accumulator_bytes` in the workspace, each
+// tile one counter, and beyond them (every handle has one) the reduction is not split.
 inline SplitPlan plan_split(int64_t tiles, int64_t batch, int64_t length,
                             int64_t granule, int64_t tile_outputs, int64_t target_blocks,
                             int accumulator_bytes) {
   if (length == 0) return {};  // an empty reduction (y := beta*y + bias): one split of nothing
   const int64_t tiles_total = tiles * batch;
-  int64_t ksplit = 1;
-  if (tiles_total < target_blocks) {
-    // Whole waves only: a split count that overshoots the target leaves a second, mostly empty
-    // wave (98 tiles x 6 splits = 588 blocks for 528 slots ran the tail at 11% occupancy).
-    ksplit = target_blocks / tiles_total;
-    ksplit = std::min(ksplit, std::max<int64_t>(1, length / (2 * granule)));
-    const int64_t partial_capacity =
-        int64_t(kSplitPartialBytes / std::size_t(accumulator_bytes)) / (tiles_total * tile_outputs);
-    ksplit = std::min(ksplit, partial_capacity);
-    if (tiles_total > kSplitTileCounters) ksplit = 1;
-    ksplit = std::max<int64_t>(ksplit, 1);
+  int64_t most = std::max<int64_t>(1, length / (2 * granule));
+  most = std::min(most, int64_t(kSplitPartialBytes / std::size_t(accumulator_bytes)) /
+                            (tiles_total * tile_outputs));
+  if (tiles_total > kSplitTileCounters) most = 1;
+  const int64_t granules = ceil_div(length, granule);
+  const auto time = [&](int64_t ksplit) {
+    return modelled_split_time(tiles_total * ksplit, ceil_div(granules, ksplit), target_blocks);
+  };
+  // The candidates: for each number of waves, the most splits that fit in it.
+  int64_t ksplit = 1, best = time(1);
+  for (int64_t waves = 1; waves <= kMaxSplitWaves; ++waves) {
+    const int64_t candidate = std::min(waves * target_blocks / tiles_total, most);
+    if (candidate > ksplit && time(candidate) < best) {
+      ksplit = candidate;
+      best = time(candidate);
+    }
   }
+  if (best * kSplitGainDen >= time(1) * kSplitGainNum) ksplit = 1;
   SplitPlan split;
   split.length = ceil_div(ceil_div(length, ksplit), granule) * granule;
   split.count = int(ceil_div(length, split.length));
