@@ -29,33 +29,53 @@ struct SplitPlan {
   int64_t length = 0;
 };
 
-// The split model below. A block's fixed cost (its first loads' latency, its partial sums and
-// their combine), in units of its unrolled steps (granules). A wave of blocks filling at least
-// 3/4 of the slots streams at full bandwidth, so it takes time in proportion to its blocks; a
-// thinner one takes as long as a 3/4 wave (the H200, t_mma: 0.65 of a wave streamed at 0.89 of
-// the many-wave shapes' rate, 1.29 waves at 0.80). A split must promise 1/16 less time.
-inline constexpr int64_t kBlockFixedGranules = 2;
-inline constexpr int64_t kSaturatingFillNum = 3, kSaturatingFillDen = 4;
+// The split model below. A wave of blocks takes time in proportion to its blocks once each SM
+// has kSaturatingBlocksPerSm of them (every variant's block keeps about 16 KiB of loads in
+// flight: 36 KiB an SM then stream at full bandwidth), and a thinner one as long as such a
+// wave; each block costs its share of the reduction plus a fixed cost (its first loads'
+// latency, its partial sums and their combine) that each variant states in its own granules
+// (unrolled steps). A split must promise 1/16 less time. Measured on the H200: t_mma (3 slots
+// an SM) at 0.65 of a wave streamed at 0.89 of the many-wave shapes' rate and at 1.29 waves at
+// 0.80; t_rowblock (4 slots) at 1.45 waves at 94-96% of the stream read; q_mma (2 slots) at
+// 1.21 waves at 64% against 91-94% at 0.97 (bench/results/h200-2026-12-03/NOTES.md).
+inline constexpr int64_t kSaturatingBlocksPerSmNum = 9, kSaturatingBlocksPerSmDen = 4;
 inline constexpr int64_t kSplitGainNum = 15, kSplitGainDen = 16;
 inline constexpr int64_t kMaxSplitWaves = 16;  // the most waves a split may ask for
 
-// The modelled time of `blocks` blocks of `granules` each on `slots` resident slots, in units
-// of kSaturatingFillDen slot-granules.
-constexpr int64_t modelled_split_time(int64_t blocks, int64_t granules, int64_t slots) {
-  const int64_t full_waves = blocks / slots, last = blocks % slots;
-  const int64_t last_wave =
-      last == 0 ? 0 : std::max(last * kSaturatingFillDen, slots * kSaturatingFillNum);
-  return (full_waves * slots * kSaturatingFillDen + last_wave) * (granules + kBlockFixedGranules);
+// A variant's blocks as the split model sees them.
+struct SplitCosts {
+  int64_t blocks_per_sm;   // resident blocks the launch bounds ask for
+  int64_t fixed_granules;  // a block's fixed cost, in the variant's granules
+};
+
+// Resident blocks of a variant on a device: `slots` in all, of which `saturating` stream at
+// full bandwidth.
+struct BlockSlots {
+  int64_t slots, saturating;
+};
+constexpr BlockSlots block_slots(int64_t sm_count, int64_t blocks_per_sm) {
+  const int64_t slots = sm_count * blocks_per_sm;
+  return {slots, std::min(slots, ceil_div(sm_count * kSaturatingBlocksPerSmNum,
+                                          kSaturatingBlocksPerSmDen))};
+}
+
+// The modelled time of `blocks` blocks of `granules` each (plus `fixed` granules), in
+// slot-granules.
+constexpr int64_t modelled_split_time(int64_t blocks, int64_t granules, int64_t fixed,
+                                      BlockSlots slots) {
+  const int64_t full_waves = blocks / slots.slots, last = blocks % slots.slots;
+  const int64_t last_wave = last == 0 ? 0 : std::max(last, slots.saturating);
+  return (full_waves * slots.slots + last_wave) * (granules + fixed);
 }
 
 // Splits a reduction of `length` elements (in units of `granule`) over grid.y for `tiles`
-// output tiles of `batch` items on `target_blocks` resident slots: the split count of least
-// modelled time (above), the smallest on ties. Each split keeps at least two granules; each
+// output tiles of `batch` items on `sm_count` SMs, with the variant's `costs`: the split count
+// of least modelled time (above), the smallest on ties. Each split keeps at least two granules; each
 // split of each tile keeps `tile_outputs` partials of `accumulator_bytes` in the workspace, each
 // tile one counter, and beyond them (every handle has one) the reduction is not split.
 inline SplitPlan plan_split(int64_t tiles, int64_t batch, int64_t length,
-                            int64_t granule, int64_t tile_outputs, int64_t target_blocks,
-                            int accumulator_bytes) {
+                            int64_t granule, int64_t tile_outputs, int64_t sm_count,
+                            SplitCosts costs, int accumulator_bytes) {
   if (length == 0) return {};  // an empty reduction (y := beta*y + bias): one split of nothing
   const int64_t tiles_total = tiles * batch;
   int64_t most = std::max<int64_t>(1, length / (2 * granule));
@@ -63,13 +83,15 @@ inline SplitPlan plan_split(int64_t tiles, int64_t batch, int64_t length,
                             (tiles_total * tile_outputs));
   if (tiles_total > kSplitTileCounters) most = 1;
   const int64_t granules = ceil_div(length, granule);
+  const BlockSlots slots = block_slots(sm_count, costs.blocks_per_sm);
   const auto time = [&](int64_t ksplit) {
-    return modelled_split_time(tiles_total * ksplit, ceil_div(granules, ksplit), target_blocks);
+    return modelled_split_time(tiles_total * ksplit, ceil_div(granules, ksplit),
+                               costs.fixed_granules, slots);
   };
   // The candidates: for each number of waves, the most splits that fit in it.
   int64_t ksplit = 1, best = time(1);
   for (int64_t waves = 1; waves <= kMaxSplitWaves; ++waves) {
-    const int64_t candidate = std::min(waves * target_blocks / tiles_total, most);
+    const int64_t candidate = std::min(waves * slots.slots / tiles_total, most);
     if (candidate > ksplit && time(candidate) < best) {
       ksplit = candidate;
       best = time(candidate);
