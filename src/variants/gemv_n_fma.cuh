@@ -22,6 +22,8 @@ struct GemvNFma {
   // Residency the launch bounds ask for: 4 blocks (128 registers); the accumulators of 8 and 16
   // vectors would spill there, so 3 blocks (168) and 2 (255) for those instances.
   static constexpr int kBlocksPerSm = 4;
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
   static constexpr int blocks_per_sm(int vectors) {
     return vectors >= 16 ? 2 : vectors >= 8 ? 3 : kBlocksPerSm;
   }
@@ -41,7 +43,7 @@ struct GemvNFma {
     const kernels::SplitPlan split = kernels::plan_split(
         tiles, /*batch: planned as one problem*/ 1, p.n,
         int64_t(kStepColumns) * kUnroll * kWarps, tile_rows(p) * kernels::kMaxRhsPerPass,
-        int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
+        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
             split};
   }

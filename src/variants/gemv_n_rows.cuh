@@ -18,6 +18,8 @@ namespace xgemv {
 struct GemvNRows {
   static constexpr int kThreads = 256;
   static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
   static constexpr int kMaxRows = 16;     // rows of one tile: the outputs a split publishes
   static constexpr VariantName kName = variant_name("n_rows", kMaxRows);
   static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
@@ -37,7 +39,7 @@ struct GemvNRows {
     const int64_t tiles = ceil_div(p.m, rows);
     const kernels::SplitPlan split = kernels::plan_split(
         tiles, p.batch_count, p.n, kThreads / rows, kMaxRows,
-        int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
+        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
             split};
   }

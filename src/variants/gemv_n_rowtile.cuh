@@ -15,6 +15,8 @@ template <int kRowThreads>
 struct GemvNRowTile {
   static constexpr int kThreads = 256;
   static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
   static constexpr int kUnroll = 4;       // columns in flight per column slot
   // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
   // x kUnroll each: 16 KiB a step; two keep a block under 42 KiB, four blocks still fit an SM).
@@ -41,7 +43,7 @@ struct GemvNRowTile {
     const int64_t rows = tile_rows(p), tiles = ceil_div(p.m, rows);
     const kernels::SplitPlan split = kernels::plan_split(
         tiles, p.batch_count, p.n, int64_t(kUnroll) * kSlots, rows,
-        int64_t(device.sm_count) * kBlocksPerSm, element_bytes(p.types.scalar));
+        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
             split};
   }

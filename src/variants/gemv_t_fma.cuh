@@ -22,6 +22,8 @@ struct GemvTFma {
   // Residency the launch bounds ask for: 4 blocks (128 registers); the accumulators of 8 and 16
   // vectors would spill there, so 3 blocks (168) and 2 (255) for those instances.
   static constexpr int kBlocksPerSm = 4;
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
   static constexpr int blocks_per_sm(int vectors) {
     return vectors >= 16 ? 2 : vectors >= 8 ? 3 : kBlocksPerSm;
   }
@@ -40,7 +42,7 @@ struct GemvTFma {
     const kernels::SplitPlan split = kernels::plan_split(
         tiles, /*batch: planned as one problem*/ 1, p.m,
         int64_t(32) * a_elements_per_16_bytes(p) * kUnroll * kWarps,
-        outputs(p) * kernels::kMaxRhsPerPass, int64_t(device.sm_count) * kBlocksPerSm,
+        outputs(p) * kernels::kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
         element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
             split};
