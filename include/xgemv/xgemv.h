@@ -205,7 +205,8 @@ XGEMV_API xgemv_status xgemv_bf16gemv(xgemv_handle handle, char trans,
  * Y, ldy in place of x, incx and y, incy and nrhs appended: trans 1, m 2, n 3, lda 6, ldx 8,
  * ldy 11, nrhs 12, checked in that order. Column j of Y is bitwise the same whatever nrhs is
  * (see xgemv_set_batch_invariant). fp16/bf16: 16-bit storage, fp32 scalars and accumulation
- * (the 16-bit op T kernels accumulate on the tensor cores, in fp32). */
+ * (the 16-bit op T kernels accumulate on the tensor cores, in fp32; fp64 op T runs on the fp64
+ * tensor cores). */
 XGEMV_API xgemv_status xgemv_sgemv_nrhs(xgemv_handle handle, char trans, int64_t m, int64_t n,
                                         const float *alpha, const float *A, int64_t lda,
                                         const float *X, int64_t ldx, const float *beta, float *Y,

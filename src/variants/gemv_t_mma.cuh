@@ -1,13 +1,14 @@
-// op(A) = A^T of 16-bit A and x with several right-hand sides, on the tensor cores:
+// op(A) = A^T with several right-hand sides on the tensor cores, for 16-bit A and x (fp32 sums,
+// mma.m16n8k16) and fp64 (fp64 sums, mma.m16n8k8.f64):
 // y_c[j] = alpha * dot(A[:, j], x_c) + beta * y_c[j] for up to 16 vectors x_c per pass. A warp
-// owns 16 outputs (the 16-row side of mma.m16n8k16, fp32 accumulators) and the pass's vectors
-// (one or two 8-column sides). Per 32-element chunk of the reduction each lane loads 16
+// owns 16 outputs (the 16-row side of the mma) and the pass's vectors (one or two 8-column
+// sides). Per chunk of the reduction (4 lanes x 16 bytes of each column) each lane loads 16
 // contiguous bytes of two A columns straight into its fragments: the chunk's elements are
 // summed in a permuted order, the same for A and x, so A moves in 16-byte loads, once for all
 // vectors, with no shared-memory staging. The block's warps take interleaved chunks; grid.y
-// splits the reduction when the outputs alone cannot fill the GPU. One vector costs the same
-// mma as eight, and the instructions never limit a stream of A, so this is also the kernel of
-// one vector in a batch-invariant handle.
+// splits the reduction when the outputs alone cannot fill the GPU. One vector costs the same mma as eight,
+// and the instructions never limit a stream of A, so this is also the kernel of one vector in
+// a batch-invariant handle.
 #pragma once
 
 #include "kernels/rhs_tile.cuh"
@@ -26,20 +27,23 @@ struct GemvTMmaTile {
   // read, 3.88 waves of a third each 74-83%).
   static constexpr int64_t kSplitWaves = kernels::kMaxSplitWaves;
   static constexpr int kOutputs = 16;  // the mma's 16-row side
-  static constexpr int kChunk = 32;    // reduction elements per lane quad: 4 lanes x 8
   static constexpr int kUnroll = kChunksInFlight;
   static constexpr VariantName kName = variant_name("t_mma", kernels::kMaxRhsPerPass);
   static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
   static bool implements(const GemvProblem &p) {
-    const bool a16 = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16;
-    return p.transposed() && a16 && p.types.x == p.types.a;
+    const bool mma_type = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16 ||
+                          p.types.a == ElementType::kF64;
+    return p.transposed() && mma_type && p.types.x == p.types.a;
   }
+
+  // Reduction elements of a chunk: 4 lanes x 16 bytes.
+  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
 
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, kOutputs);
     const kernels::SplitPlan split = kernels::plan_split(
-        tiles, /*batch: planned as one problem*/ 1, p.m, int64_t(kChunk) * kUnroll * kWarps,
+        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll * kWarps,
         int64_t(kOutputs) * kernels::kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
         element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
@@ -79,23 +83,77 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], const unsigned (&a)[4
 #endif
 }
 
-// 8 elements of T as the 4 words an mma fragment takes (element 2w in the low half of word w).
+// The tensor-core step of element type T. A lane's 16 bytes of a column (or of a vector) are
+// kUnits registers of type Unit, and a chunk is kUnits / 2 mma: mma h takes the units 2h and
+// 2h + 1 of each of the lane's two columns (fragment rows quad and quad + 8) and of its vector
+// (fragment column quad), which the mma's k side pairs up alike for A and x.
 template <class T>
-__device__ __forceinline__ void load_words(const T *p, int64_t stride, int64_t valid, bool whole,
-                                           bool streaming, unsigned (&words)[4]) {
-  T elements[8];
-  if (streaming) load_run<8, true>(p, stride, valid, whole, elements);
-  else load_run<8, false>(p, stride, valid, whole, elements);
-  memcpy(words, elements, sizeof(words));
+struct MmaStep {
+  using Unit = unsigned;  // two 16-bit elements
+  using Sum = float;
+  static constexpr int kUnits = 4;
+
+  __device__ __forceinline__ static void mma(Sum (&d)[4], const Unit (&lo)[kUnits],
+                                             const Unit (&hi)[kUnits], const Unit (&x)[kUnits],
+                                             int h) {
+    const unsigned fragment[4] = {lo[2 * h], hi[2 * h], lo[2 * h + 1], hi[2 * h + 1]};
+    mma_16x8x16<T>(d, fragment, x[2 * h], x[2 * h + 1]);
+  }
+};
+
+template <>
+struct MmaStep<double> {
+  using Unit = double;
+  using Sum = double;
+  static constexpr int kUnits = 2;
+
+  // mma.m16n8k8.f64; h is always 0.
+  __device__ __forceinline__ static void mma(Sum (&d)[4], const Unit (&lo)[kUnits],
+                                             const Unit (&hi)[kUnits], const Unit (&x)[kUnits],
+                                             int) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(lo[0]), "d"(hi[0]), "d"(lo[1]), "d"(hi[1]), "d"(x[0]), "d"(x[1]));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    // Before sm_90 the fp64 mma is 8 x 8 x 4: rows lo (d[0..1]) and hi (d[2..3]) apart, each
+    // unit at the reduction slot quad_lane of its own mma.
+    const Unit *rows[2] = {lo, hi};
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u)
+        asm volatile(
+            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+            : "+d"(d[2 * r]), "+d"(d[2 * r + 1])
+            : "d"(rows[r][u]), "d"(x[u]));
+#endif
+  }
+};
+
+// A lane's 16 bytes of T at p (elements p[0], p[stride], ...; those at index >= valid read as
+// zero) as the mma's units.
+template <class T, bool kStreaming>
+__device__ __forceinline__ void load_units(const T *p, int64_t stride, int64_t valid, bool whole,
+                                           typename MmaStep<T>::Unit (&units)[MmaStep<T>::kUnits]) {
+  T elements[kElemsPer16B<T>];
+  load_run<kElemsPer16B<T>, kStreaming>(p, stride, valid, whole, elements);
+  memcpy(units, elements, sizeof(units));
 }
 
-// kGroups 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
-template <class TA, class TY, class S, class Variant, int kGroups>
+// kVectorSides 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
+template <class TA, class TY, class S, class Variant, int kVectorSides>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     gemv_t_mma(const KernelArgs<S> args) {
-  constexpr int kWarps = Variant::kWarps, kUnroll = Variant::kUnroll;
-  constexpr int kOutputs = Variant::kOutputs, kChunk = Variant::kChunk;
-  constexpr int64_t kWarpStep = int64_t(kChunk) * kUnroll;
+  using Step = MmaStep<TA>;
+  using Unit = typename Step::Unit;
+  static_assert(std::is_same_v<typename Step::Sum, S>);
+  constexpr int kUnits = Step::kUnits, kUnroll = Variant::kUnroll;
+  constexpr int kOutputs = Variant::kOutputs, kWarps = Variant::kWarps;
+  constexpr int kElems = kElemsPer16B<TA>;
+  constexpr int64_t kChunk = 4 * kElems, kWarpStep = kChunk * kUnroll;
   begin_kernel<false>();
   const GemvProblem &p = args.problem;
 
@@ -113,53 +171,56 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     const TA *a = matrix_of<TA>(p, b);
     const TA *x = x_of<TA>(p, b);
     TY *y = y_of<TY>(p, b);
-    float d[kGroups][4] = {};
+    S d[kVectorSides][4] = {};
     if (alpha != S(0)) {
       // This lane's two A columns (fragment rows quad and quad + 8) and vectors (quad, + 8).
-      const int64_t column_lo = j0 + quad, column_hi = column_lo + 8;
+      const int64_t column_lo = j0 + quad;
+      const int64_t column_hi = column_lo + 8;
       const TA *a_lo = a + min(column_lo, p.n - 1) * p.a.ld;
       const TA *a_hi = a + min(column_hi, p.n - 1) * p.a.ld;
-      const bool a_whole = vectors_aligned(a, p.a.ld, 16);
-      const bool x_whole = p.x.inc == 1 && vectors_aligned(x, p.x.ld, 16);
-      for (int64_t k = k0 + warp * kWarpStep; k < k1; k += kWarps * kWarpStep) {
-        const bool full = k + kWarpStep <= k1;
-        unsigned a_words[kUnroll][2][4], x_words[kUnroll][kGroups][4];
+      // This lane's vectors' x (those past the pass's last read the last one, as do their
+      // masked loads below).
+      const TA *x_sides[kVectorSides];
+#pragma unroll
+      for (int g = 0; g < kVectorSides; ++g)
+        x_sides[g] = x + min(int64_t(g * 8 + quad), p.rhs_count - 1) * p.x.ld;
+      // One warp step of kUnroll chunks from reduction element k. Whole steps (kWhole: every
+      // load aligned and inside the split) load without masks: the columns past n read column
+      // n - 1 and the vectors past the pass's count the last vector, into fragment rows and
+      // columns that are never stored. The other steps mask by element.
+      const auto warp_step = [&](int64_t k, auto whole) {
+        constexpr bool kWhole = decltype(whole)::value;
+        Unit a_units[kUnroll][2][kUnits], x_units[kUnroll][kVectorSides][kUnits];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const int64_t kk = k + u * kChunk + 8 * quad_lane;
-          const int64_t valid = k1 - kk;
-          load_words(a_lo + kk, 1, column_lo < p.n ? valid : 0, full && a_whole, true,
-                     a_words[u][0]);
-          load_words(a_hi + kk, 1, column_hi < p.n ? valid : 0, full && a_whole, true,
-                     a_words[u][1]);
+          const int64_t kk = k + u * kChunk + kElems * quad_lane;
+          const int64_t valid = kWhole ? kElems : k1 - kk;
+          load_units<TA, true>(a_lo + kk, 1, column_lo < p.n ? valid : 0, kWhole, a_units[u][0]);
+          load_units<TA, true>(a_hi + kk, 1, column_hi < p.n ? valid : 0, kWhole, a_units[u][1]);
 #pragma unroll
-          for (int g = 0; g < kGroups; ++g) {
-            const int64_t c = g * 8 + quad;
-            const TA *xc = x + min(int64_t(c), p.rhs_count - 1) * p.x.ld + kk * p.x.inc;
-            load_words(xc, p.x.inc, c < p.rhs_count ? valid : 0, full && x_whole, false,
-                       x_words[u][g]);
-          }
+          for (int g = 0; g < kVectorSides; ++g)
+            load_units<TA, false>(x_sides[g] + kk * p.x.inc, p.x.inc,
+                                  g * 8 + quad < p.rhs_count ? valid : 0, kWhole, x_units[u][g]);
         }
-        // Chunk half h: A words (h, lo), (h, hi), (h + 1, lo), (h + 1, hi) with h = 2 * half.
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const unsigned fragment[4] = {a_words[u][0][2 * half], a_words[u][1][2 * half],
-                                          a_words[u][0][2 * half + 1], a_words[u][1][2 * half + 1]};
+          for (int h = 0; h < kUnits / 2; ++h)
 #pragma unroll
-            for (int g = 0; g < kGroups; ++g)
-              mma_16x8x16<TA>(d[g], fragment, x_words[u][g][2 * half],
-                              x_words[u][g][2 * half + 1]);
-          }
-      }
+            for (int g = 0; g < kVectorSides; ++g)
+              Step::mma(d[g], a_units[u][0], a_units[u][1], x_units[u][g], h);
+      };
+      int64_t k = k0 + warp * kWarpStep;
+      if (vectors_aligned(a, p.a.ld, 16) && p.x.inc == 1 && vectors_aligned(x, p.x.ld, 16))
+        for (; k + kWarpStep <= k1; k += kWarps * kWarpStep) warp_step(k, std::true_type{});
+      for (; k < k1; k += kWarps * kWarpStep) warp_step(k, std::false_type{});
     }
     // d[g]: rows quad and quad + 8, vectors g * 8 + 2 * quad_lane + {0, 1}.
 #pragma unroll
     for (int i = 0; i < kOutputs * kMaxRhsPerPass; i += 32) warp_sums[warp][i + lane] = S(0);
     __syncwarp();
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g)
+    for (int g = 0; g < kVectorSides; ++g)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const int row = quad + (r / 2) * 8, c = g * 8 + 2 * quad_lane + r % 2;
@@ -176,8 +237,10 @@ template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
 template <class TA, class TX, class TY, class S>
 cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::launch(
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
-  if constexpr (std::is_same_v<TA, TX> &&
-                (std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16>)) {
+  constexpr bool mma_type = std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16> ||
+                            std::is_same_v<TA, double>;
+  if constexpr (std::is_same_v<TA, TX> && mma_type &&
+                std::is_same_v<typename kernels::MmaStep<TA>::Sum, S>) {
     return for_each_rhs_launch<TA, TX, TY>(
         problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
         [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
@@ -191,9 +254,11 @@ cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::laun
   }
 }
 
-// Measured on the H200 (bf16, 1024..128256 outputs, 1..16 vectors): 8 warps of 2 chunks in
-// flight, 3 blocks per SM, beat 4 x 4 x 4, 8 x 4 x 2, 4 x 2 x 6/8, 4 x 8 x 2 and 16 x 2 x 2 on
-// nearly every shape; a cp.async ring of chunks (no registers in flight) was 35-45% slower.
-using GemvTMma = GemvTMmaTile<8, 2, 3>;
+// Measured on the H200 (bf16 and fp64, 10 llm shapes, 1..16 vectors, with the unmasked whole
+// steps): 4 warps of 4 chunks in flight, 4 blocks per SM (4 KiB of A in flight a warp), beat
+// 8 x 2 x 3 by 5-6% (bf16) and 6-7% (fp64) and 8 x 4 x 2 on its worst shapes (blocks on fewer
+// slots: a thinner last wave); warps on different outputs (x shared through L1) gained nothing.
+// Before the whole steps, 8 x 2 x 3 had beaten 4 x 4 x 4 and a cp.async ring of chunks.
+using GemvTMma = GemvTMmaTile<4, 4, 4>;
 
 }  // namespace xgemv
