@@ -135,9 +135,10 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 
 Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason) {
   if (!gemv) return {std::nullopt, reason};
-  // Several vectors are served where xgemv runs them on the tensor cores (16-bit op T, the
-  // layout of x @ W.T); its CUDA-core kernels for several fp32 / fp64 vectors or op N lose to
-  // cuBLAS's GEMM from about four vectors on (bench/results), so those calls stay with cuBLAS.
+  // Several vectors are served where xgemv's kernel is measured faster than cuBLAS's GEMM on
+  // every count: 16-bit op T (the layout of x @ W.T). Several fp64 vectors (op T on the fp64
+  // tensor cores, 0.94-1.07x Dgemm), fp32 ones (the CUDA cores: faster up to 8 vectors, slower
+  // at 16) and op N (slower) stay with cuBLAS (bench/results/h200-2026-12-04).
   const bool sixteen_bit =
       gemv->types.a == ElementType::kF16 || gemv->types.a == ElementType::kBF16;
   if (gemv->rhs_count > 1 && !(sixteen_bit && gemv->transposed()))
