@@ -6,9 +6,9 @@
 // contiguous bytes of two A columns straight into its fragments: the chunk's elements are
 // summed in a permuted order, the same for A and x, so A moves in 16-byte loads, once for all
 // vectors, with no shared-memory staging. The block's warps take interleaved chunks; grid.y
-// splits the reduction when the outputs alone cannot fill the GPU. One vector costs the same mma as eight,
-// and the instructions never limit a stream of A, so this is also the kernel of one vector in
-// a batch-invariant handle.
+// splits the reduction when the outputs alone cannot fill the GPU. One vector costs the same
+// mma as eight, and the instructions never limit a stream of A, so this is also the kernel of
+// one vector in a batch-invariant handle.
 #pragma once
 
 #include "kernels/rhs_tile.cuh"
