@@ -135,10 +135,11 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 
 Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason) {
   if (!gemv) return {std::nullopt, reason};
-  // Several vectors are served where xgemv's kernel is measured faster than cuBLAS's GEMM on
-  // every count: 16-bit op T (the layout of x @ W.T). Several fp64 vectors (op T on the fp64
-  // tensor cores, 0.94-1.07x Dgemm), fp32 ones (the CUDA cores: faster up to 8 vectors, slower
-  // at 16) and op N (slower) stay with cuBLAS (bench/results/h200-2026-12-04).
+  // Several vectors are served as 16-bit op T (the layout of x @ W.T, on the tensor cores:
+  // 1.01-1.03x GemmEx on average at 2-8 vectors, 0.96-0.97x at 16). Several fp64 vectors (the
+  // fp64 tensor cores: 1.00-1.06x Dgemm on average, worst 0.93x, not yet routed), fp32 ones (the
+  // CUDA cores: faster up to 8 vectors, slower at 16) and op N (slower) stay with cuBLAS
+  // (bench/results/h200-2026-12-04).
   const bool sixteen_bit =
       gemv->types.a == ElementType::kF16 || gemv->types.a == ElementType::kBF16;
   if (gemv->rhs_count > 1 && !(sixteen_bit && gemv->transposed()))

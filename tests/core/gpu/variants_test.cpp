@@ -64,8 +64,8 @@ TYPED_TEST_SUITE(KernelVariants, ElementTypes);
 TYPED_TEST(KernelVariants, EveryVariantOnTheEdgeCasesOfItsOps) {
   const std::vector<std::string> names = variant_names();
   ASSERT_GE(names.size(), 2u);
-  // A variant may leave out an element type (the tensor-core one computes 16-bit and fp64 A only), but
-  // every op of every type has variants.
+  // A variant may leave out an element type (the tensor-core one computes 16-bit and fp64 A
+  // only), but every op of every type has variants.
   int variants_of_op[2] = {0, 0};
   for (const std::string &name : names) {
     SCOPED_TRACE("variant " + name);
