@@ -45,15 +45,22 @@ __device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t val
   }
 }
 
-// The instance of a CUDA-core several-vector kernel for a pass of `vectors` vectors: pick(N)
-// for N the next of 2, 4, 8, 16 (each vector's sum is the same in every instance).
-template <class Pick>
+// The instance of a CUDA-core several-vector kernel for a pass of `vectors` (at most
+// kPassVectors) vectors: pick(N) for N the next of 2, 4, 8, 16 (each vector's sum is the same
+// in every instance).
+template <int kPassVectors, class Pick>
 auto kernel_for_vectors(int64_t vectors, Pick &&pick) {
+  static_assert(kPassVectors == 8 || kPassVectors == 16);
   static_assert(kMaxRhsPerPass == 16);
-  return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
-         : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
-         : vectors <= 8 ? pick(std::integral_constant<int, 8>{})
-                        : pick(std::integral_constant<int, 16>{});
+  if constexpr (kPassVectors == 8)
+    return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
+           : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
+                          : pick(std::integral_constant<int, 8>{});
+  else
+    return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
+           : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
+           : vectors <= 8 ? pick(std::integral_constant<int, 8>{})
+                          : pick(std::integral_constant<int, 16>{});
 }
 
 // Whether p .. p + bytes - 1 can be one vector load.
@@ -106,13 +113,14 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
 
 namespace xgemv {
 
-// Runs launch_pass(pass) for every kernels::kMaxRhsPerPass vectors of the problem (the vectors
-// of each pass starting at x + c0 * x.ld, y + c0 * y.ld), in order, on the same stream.
-template <class TX, class TY, class LaunchPass>
+// Runs launch_pass(pass) for every kPassVectors vectors of the problem (the vectors of each
+// pass starting at x + c0 * x.ld, y + c0 * y.ld), in order, on the same stream.
+template <class TX, class TY, int kPassVectors, class LaunchPass>
 cudaError_t for_each_rhs_pass(const GemvProblem &problem, LaunchPass &&launch_pass) {
-  for (int64_t c0 = 0; c0 < problem.rhs_count; c0 += kernels::kMaxRhsPerPass) {
+  static_assert(kPassVectors <= kernels::kMaxRhsPerPass);
+  for (int64_t c0 = 0; c0 < problem.rhs_count; c0 += kPassVectors) {
     GemvProblem pass = problem;
-    pass.rhs_count = std::min<int64_t>(kernels::kMaxRhsPerPass, problem.rhs_count - c0);
+    pass.rhs_count = std::min<int64_t>(kPassVectors, problem.rhs_count - c0);
     if (c0 > 0) {
       pass.x.data = static_cast<const TX *>(problem.x.data) + c0 * problem.x.ld;
       pass.y.data = static_cast<TY *>(problem.y.data) + c0 * problem.y.ld;
@@ -122,11 +130,12 @@ cudaError_t for_each_rhs_pass(const GemvProblem &problem, LaunchPass &&launch_pa
   return cudaSuccess;
 }
 
-// Runs launch(part, plan) over the passes of the problem. The several-vector variants plan a
-// batch as one problem (their bits depend on the shape alone), so a batch runs in one launch
-// when the workspace holds every item's partial sums (tile_values of accumulator_bytes per tile
-// and split), and otherwise one launch per item, with the same bits.
-template <class TA, class TX, class TY, class Launch>
+// Runs launch(part, plan) over the passes of kPassVectors vectors of the problem. The
+// several-vector variants plan a batch as one problem (their bits depend on the shape alone),
+// so a batch runs in one launch when the workspace holds every item's partial sums
+// (tile_values of accumulator_bytes per tile and split), and otherwise one launch per item,
+// with the same bits.
+template <class TA, class TX, class TY, int kPassVectors = kernels::kMaxRhsPerPass, class Launch>
 cudaError_t for_each_rhs_launch(const GemvProblem &problem, const LaunchPlan &plan,
                                 int64_t tile_values, int accumulator_bytes, Launch &&launch) {
   const int64_t tiles = int64_t(plan.grid.x) * problem.batch_count;
@@ -136,8 +145,8 @@ cudaError_t for_each_rhs_launch(const GemvProblem &problem, const LaunchPlan &pl
        tiles * plan.split.count * tile_values * accumulator_bytes <=
            int64_t(kernels::kSplitPartialBytes));
   if (one_launch)
-    return for_each_rhs_pass<TX, TY>(problem,
-                                     [&](const GemvProblem &pass) { return launch(pass, plan); });
+    return for_each_rhs_pass<TX, TY, kPassVectors>(
+        problem, [&](const GemvProblem &pass) { return launch(pass, plan); });
   LaunchPlan single = plan;
   single.grid.z = 1;
   for (int64_t b = 0; b < problem.batch_count; ++b) {
@@ -152,7 +161,7 @@ cudaError_t for_each_rhs_launch(const GemvProblem &problem, const LaunchPlan &pl
       item.x.data = static_cast<const TX *>(problem.x.data) + b * problem.x.stride;
       item.y.data = static_cast<TY *>(problem.y.data) + b * problem.y.stride;
     }
-    const cudaError_t error = for_each_rhs_pass<TX, TY>(
+    const cudaError_t error = for_each_rhs_pass<TX, TY, kPassVectors>(
         item, [&](const GemvProblem &pass) { return launch(pass, single); });
     if (error != cudaSuccess) return error;
   }

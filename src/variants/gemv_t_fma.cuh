@@ -7,20 +7,23 @@
 // the same 16 bytes of a vector (one broadcast request), and the block's warps own different
 // outputs over the same reduction, so a chunk of x serves the whole block from L1. The 4 lanes
 // of a quad add their sums at the end; grid.y splits the reduction when the outputs alone
-// cannot fill the GPU.
+// cannot fill the GPU. A launch carries at most kPassVectors vectors.
 #pragma once
 
 #include "kernels/rhs_tile.cuh"
 
 namespace xgemv {
 
-template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksInFlight>
+// kWarps warps per block on different outputs, kColumns columns per lane, kUnroll chunks in
+// flight per lane, kPassVectors vectors per pass (each pass reads A again).
+template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksInFlight, int kVectorsPerPass>
 struct GemvTFmaTile {
   static constexpr int kWarps = kWarpsPerBlock;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kColumns = kColumnsPerLane;
   static constexpr int kOutputs = kWarps * 8 * kColumns;
   static constexpr int kUnroll = kChunksInFlight;
+  static constexpr int kPassVectors = kVectorsPerPass;
   // Residency the plans assume; the launch bounds of an instance ask for as many blocks as its
   // accumulators leave registers for (blocks_per_sm).
   static constexpr int kBlocksPerSm = 4;
@@ -29,7 +32,7 @@ struct GemvTFmaTile {
   static constexpr int blocks_per_sm(int vectors) {
     return vectors * kColumns >= 32 ? 3 : kBlocksPerSm;
   }
-  static constexpr VariantName kName = variant_name("t_fma", kernels::kMaxRhsPerPass);
+  static constexpr VariantName kName = variant_name("t_fma", kPassVectors);
   static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
   static bool implements(const GemvProblem &p) { return p.transposed(); }
@@ -157,15 +160,15 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
 
 }  // namespace kernels
 
-template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksInFlight>
+template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksInFlight, int kVectorsPerPass>
 template <class TA, class TX, class TY, class S>
-cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksInFlight>::launch(
+cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksInFlight, kVectorsPerPass>::launch(
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
   using kernels::gemv_t_fma;
-  return for_each_rhs_launch<TA, TX, TY>(
+  return for_each_rhs_launch<TA, TX, TY, kPassVectors>(
       problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
       [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-        const auto kernel = kernels::kernel_for_vectors(pass.rhs_count, [](auto vectors) {
+        const auto kernel = kernels::kernel_for_vectors<kPassVectors>(pass.rhs_count, [](auto vectors) {
           return &gemv_t_fma<TA, TX, TY, S, GemvTFmaTile, decltype(vectors)::value>;
         });
         return kernels::launch_kernel(kernel, pass, pass_plan, context);
@@ -175,6 +178,9 @@ cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksInFlight>::laun
 // Measured on the H200 (fp32, 10 llm shapes, 1..16 vectors): 4 warps of 2 columns a lane and
 // 2 chunks in flight beat 4 chunks by 21% at 8 vectors (4-6% behind at 1-2), 4 columns a lane
 // (the 8- and 16-vector instances spill) and 8 warps (80 registers: spills from 8 vectors).
-using GemvTFma = GemvTFmaTile<4, 2, 2>;
+// Passes of 8 vectors: 16 vectors in two passes, each reading A, run at 0.83x Sgemm's speed
+// where one pass of the 16-vector instance (168 registers, spilling; bound by its multiplies
+// and x loads) ran at 0.70x (25 llm shapes; 12 vectors: 0.89x against 0.72x).
+using GemvTFma = GemvTFmaTile<4, 2, 2, 8>;
 
 }  // namespace xgemv
