@@ -133,18 +133,22 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
   return nullptr;
 }
 
+// The most vectors one problem of A's type is served with; several need op T. Measured on the
+// H200 over the 25 llm shapes against cuBLAS's GEMM with as many columns, geo-mean (worst):
+// 16-bit op T on the tensor cores 1.01-1.03x at 2-8 vectors, 0.96-1.01x at 16; fp64 op T on
+// the fp64 tensor cores 1.02-1.08x at 2-16 (0.94x); fp32 op T on the CUDA cores 1.12-1.51x at
+// 2-8 (0.93x), 0.83-0.89x at 12-16, where Sgemm stays faster; op N (CUDA cores) is slower in
+// every type (bench/results/h200-2026-12-04).
+namespace {
+int64_t served_vectors(ElementType a) { return a == ElementType::kF32 ? 8 : 16; }
+}  // namespace
+
 Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason) {
   if (!gemv) return {std::nullopt, reason};
-  // Several vectors are served as 16-bit op T (the layout of x @ W.T, on the tensor cores:
-  // 1.01-1.03x GemmEx on average at 2-8 vectors, 0.96-0.97x at 16). Several fp64 vectors (the
-  // fp64 tensor cores: 1.00-1.06x Dgemm on average, worst 0.93x, not yet routed), fp32 ones (the
-  // CUDA cores: faster up to 8 vectors, slower at 16) and op N (slower) stay with cuBLAS
-  // (bench/results/h200-2026-12-04).
-  const bool sixteen_bit =
-      gemv->types.a == ElementType::kF16 || gemv->types.a == ElementType::kBF16;
-  if (gemv->rhs_count > 1 && !(sixteen_bit && gemv->transposed()))
+  if (gemv->rhs_count > 1 &&
+      (!gemv->transposed() || gemv->rhs_count > served_vectors(gemv->types.a)))
     return {std::nullopt,
-            "several vectors of fp32 or op N, or of fp64 (cuBLAS's GEMM is faster there)"};
+            "several vectors of op N, or more than 8 of fp32 (cuBLAS's GEMM is faster there)"};
   return checked_route(*gemv);
 }
 

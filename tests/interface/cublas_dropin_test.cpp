@@ -12,10 +12,10 @@
 // cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
 // cuBLAS's own behaviour. Covered: {S,D}gemv_v2[_64], the six {S,D,HSH,HSS,TST,TSS} types in
 // gemvBatched / gemvStridedBatched [_64], GemmEx[_64] and Sgemm_v2 with C of one row / column
-// and of 2..16 columns or rows (served as one problem of several vectors only where A is 16-bit
-// and that problem is op T: its log line names them, and its result is compared with cuBLAS's
-// too; several fp32 vectors and op N problems are forwarded, with the reason logged, and must
-// give cuBLAS's bits),
+// and of 2..16 columns or rows (served as one problem of several vectors only where that
+// problem is op T, with at most 8 vectors for fp32: its log line names them, and its result is
+// compared with cuBLAS's too; op N problems and more fp32 vectors are forwarded, with the reason
+// logged, and must give cuBLAS's bits),
 // device-pointer scalars, a non-default stream (the call must wait behind work queued on it),
 // CUDA graph capture (on a stream seen before and on a new one; a long reduction whose first
 // call is captured is split across blocks in the graph, as outside one), cublasDestroy_v2. Exits 77 without a GPU. XGEMV_TEST_PROFILE=sanitizer
@@ -527,9 +527,9 @@ void check_split_reduction_captured(cublasHandle_t handle) {
 
 // The drop-in maps GEMMs whose C has at most this many columns or rows to one GEMV problem of
 // that many vectors: C's columns when n == 1 or (m != 1 and n <= 16), else C's rows. It serves
-// one vector for every served type; several only where A is 16-bit and the problem is op T
-// (columns with op(A) = A^T, rows with op(B) = B): several fp32 vectors and op N problems are
-// left to cuBLAS's GEMM, which is faster there.
+// one vector for every served type; several only where the problem is op T (columns with
+// op(A) = A^T, rows with op(B) = B), up to 16 for 16-bit A and up to 8 for fp32: op N problems
+// and more fp32 vectors are left to cuBLAS's GEMM, which is faster there.
 constexpr int kMaxGemmVectors = 16;
 
 bool vectors_are_columns(int m, int n) { return n == 1 || (m != 1 && n <= kMaxGemmVectors); }
@@ -537,14 +537,15 @@ bool vectors_are_columns(int m, int n) { return n == 1 || (m != 1 && n <= kMaxGe
 int gemm_vectors(int m, int n) { return vectors_are_columns(m, n) ? n : m; }
 
 // Whether xgemv serves a GEMM of at most 16 columns or rows whose types and compute type it
-// serves: one vector always, several only 16-bit and op T.
-bool vectors_served(bool sixteen_bit, bool ta, bool tb, int m, int n) {
-  if (gemm_vectors(m, n) == 1) return true;
-  return sixteen_bit && (vectors_are_columns(m, n) ? ta : !tb);
+// serves: one vector always, several (up to most_vectors) only as op T.
+bool vectors_served(int most_vectors, bool ta, bool tb, int m, int n) {
+  const int vectors = gemm_vectors(m, n);
+  if (vectors == 1) return true;
+  return vectors <= most_vectors && (vectors_are_columns(m, n) ? ta : !tb);
 }
 
 // The forward reason the drop-in logs for several vectors it leaves to cuBLAS.
-const char *const kSeveralVectorsReason = "several vectors of fp32 or op N";
+const char *const kSeveralVectorsReason = "several vectors of op N, or more than 8 of fp32";
 
 // C = alpha*op(A)*op(B) + beta*C on the host (exact on small integers, rounded once).
 template <class TAB, class TC>
@@ -574,9 +575,9 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   const std::vector<TC> c = random_values<TC>(size_t(ldc) * n);
   const bool fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
   const bool gemv_shape = m <= kMaxGemmVectors || n <= kMaxGemmVectors;
-  const bool sixteen_bit = ab_type == CUDA_R_16F || ab_type == CUDA_R_16BF;
-  const bool kept_by_cublas =  // several vectors of fp32 or op N
-      fp32_compute && gemv_shape && !vectors_served(sixteen_bit, ta, tb, m, n);
+  const int most_vectors = ab_type == CUDA_R_32F ? 8 : kMaxGemmVectors;
+  const bool kept_by_cublas =  // several vectors of op N, or more than 8 of fp32
+      fp32_compute && gemv_shape && !vectors_served(most_vectors, ta, tb, m, n);
   const bool served = fp32_compute && gemv_shape && !kept_by_cublas;
   const float alpha = 2, beta = -1;
   const __half alpha_h = __float2half(2.0f), beta_h = __float2half(-1.0f);
@@ -672,39 +673,46 @@ void check_gemms(cublasHandle_t handle) {
     check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 37, n,
                                   19, CUBLAS_COMPUTE_16F, false);
 
-  // Sgemm_v2 of 1 column (xgemv's), 2 and 16 (several fp32 vectors: cuBLAS's), then 17 (a
-  // GEMM); the forwarded ones are compared with cuBLAS bit for bit.
+  // Sgemm_v2 of 1 column (xgemv's), 2, 8 and 16 (several fp32 vectors: xgemv's up to 8 as op
+  // T, cuBLAS's as op N and beyond 8), then 17 (a GEMM); the forwarded ones are compared with
+  // cuBLAS bit for bit.
   const int m = 50, k = 30, max_n = 17;
   const std::vector<float> a = random_values<float>(m * k), b = random_values<float>(k * max_n);
   const std::vector<float> c = random_values<float>(m * max_n);
   const float alpha = 1, beta = 2;
-  for (int n : {1, 2, 16, 17}) {
-    auto run = [&](bool real, std::vector<float> &result) {
-      const DeviceArray<float> d_a(a), d_b(b), d_c(c);
-      const cublasStatus_t status =
-          invoke(real, "cublasSgemm_v2", &cublasSgemm_v2, handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
-                 &alpha, d_a.get(), m, d_b.get(), k, &beta, d_c.get(), m);
-      check_cuda(cudaDeviceSynchronize(), "sync");
-      result = d_c.read();
-      return status;
-    };
-    const bool served = n == 1;
-    const bool several = n > 1 && n <= kMaxGemmVectors;
-    const std::string context = "Sgemm n=" + std::to_string(n);
-    std::vector<float> got, reference;
-    cublasStatus_t status;
-    {
-      const ServedBy served_by("cublasSgemm_v2", served, context,
-                               served ? " nrhs=1 " : several ? kSeveralVectorsReason : "");
-      status = run(false, got);
+  for (cublasOperation_t transa : {CUBLAS_OP_N, CUBLAS_OP_T})
+    for (int n : {1, 2, 8, 16, 17}) {
+      const bool ta = transa == CUBLAS_OP_T;
+      const int lda = ta ? k : m;
+      auto run = [&](bool real, std::vector<float> &result) {
+        const DeviceArray<float> d_a(a), d_b(b), d_c(c);
+        const cublasStatus_t status =
+            invoke(real, "cublasSgemm_v2", &cublasSgemm_v2, handle, transa, CUBLAS_OP_N, m, n, k,
+                   &alpha, d_a.get(), lda, d_b.get(), k, &beta, d_c.get(), m);
+        check_cuda(cudaDeviceSynchronize(), "sync");
+        result = d_c.read();
+        return status;
+      };
+      const bool gemv_shape = n <= kMaxGemmVectors;
+      const bool served = gemv_shape && vectors_served(8, ta, false, m, n);
+      const std::string context = "Sgemm op " + std::string(ta ? "T" : "N") +
+                                  " n=" + std::to_string(n);
+      std::vector<float> got, reference;
+      cublasStatus_t status;
+      {
+        const ServedBy served_by("cublasSgemm_v2", served, context,
+                                 served       ? " nrhs=" + std::to_string(n) + " "
+                                 : gemv_shape ? kSeveralVectorsReason
+                                              : "");
+        status = run(false, got);
+      }
+      if (run(true, reference) != status) fail(context + ": status differs from cuBLAS");
+      if (served ? !same_values(got, reference) : !same_bits(got, reference))
+        fail(context + ": differs from cuBLAS");
+      if (served &&
+          !same_values(got, host_gemm(ta, false, m, n, k, alpha, a, lda, b, k, beta, c, m)))
+        fail(context + ": wrong result");
     }
-    if (run(true, reference) != status) fail(context + ": status differs from cuBLAS");
-    if (served ? !same_values(got, reference) : !same_bits(got, reference))
-      fail(context + ": differs from cuBLAS");
-    if (served &&
-        !same_values(got, host_gemm(false, false, m, n, k, alpha, a, m, b, k, beta, c, m)))
-      fail(context + ": wrong result");
-  }
   cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
 }
 

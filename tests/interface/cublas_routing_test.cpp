@@ -308,8 +308,8 @@ bool several_vectors_forwarded(const Route &verdict) {
 }
 
 TEST(GemmExRouting, ServesMatchingTypesWithFp32Compute) {
-  // One column (one vector) and 4 columns (several, op T here: the tensor-core problem): the
-  // same type rules for the 16-bit types; several fp32 vectors stay with cuBLAS.
+  // One column (one vector) and 4 columns (several, op T here): the same type rules for every
+  // type.
   for (const int columns : {1, 4}) {
     const auto route_of = [&](cudaDataType ab, cudaDataType c, cublasComputeType_t compute) {
       return gemm_ex(ab, c, compute, columns);
@@ -317,20 +317,15 @@ TEST(GemmExRouting, ServesMatchingTypesWithFp32Compute) {
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), kHalf));
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), kBf16));
     const Route fp32 = route_of(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32);
-    if (columns == 1)
-      EXPECT_TRUE(serves_as(fp32, kFloat)) << reason_of(fp32);
-    else
-      EXPECT_TRUE(several_vectors_forwarded(fp32)) << reason_of(fp32);
+    EXPECT_TRUE(serves_as(fp32, kFloat)) << reason_of(fp32);
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F), kHalfToFloat));
     EXPECT_TRUE(serves_as(route_of(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), kBf16ToFloat));
     EXPECT_EQ((*route_of(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F).problem)->rhs_count, columns);
 
     EXPECT_FALSE(route_of(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F).problem);  // half scalars
     const Route fp64 = route_of(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F);
-    if (columns == 1)
-      EXPECT_TRUE(serves_as(fp64, kDouble)) << reason_of(fp64);
-    else
-      EXPECT_TRUE(several_vectors_forwarded(fp64)) << reason_of(fp64);
+    EXPECT_TRUE(serves_as(fp64, kDouble)) << reason_of(fp64);
+    EXPECT_EQ((*fp64.problem)->rhs_count, columns);
     EXPECT_FALSE(route_of(CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_32F).problem);
     EXPECT_FALSE(route_of(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_64F).problem);
     EXPECT_FALSE(route_of(CUDA_R_32F, CUDA_R_16F, CUBLAS_COMPUTE_32F).problem);
@@ -409,13 +404,21 @@ TEST(GemmExRouting, SgemmOfOneColumnOrRowIsAnSgemv) {
   EXPECT_EQ((*row.problem)->rhs_count, 1);
   EXPECT_EQ((*row.problem)->a.data, b);
   EXPECT_EQ((*row.problem)->trans, 'T');
-  // Several fp32 vectors stay with cuBLAS, whatever the op: 2 and 16 columns (op N, and op T on
-  // A), 16 rows of a wide C (op T on B) in the 64-bit form.
+  // Several fp32 vectors: op N stays with cuBLAS (2 and 16 columns), op T is served up to 8
+  // vectors (2 columns, op T on A) and forwarded beyond (16 columns; 16 rows of a wide C, op T
+  // on B, in the 64-bit form).
   for (const int columns : {2, 16}) {
     EXPECT_TRUE(several_vectors_forwarded(
         route(CUBLAS_OP_N, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 8, b, 5, &kOne, c, 8)));
-    EXPECT_TRUE(several_vectors_forwarded(
-        route(CUBLAS_OP_T, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 5, b, 5, &kOne, c, 8)));
+    const Route op_t = route(CUBLAS_OP_T, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 5, b, 5, &kOne,
+                             c, 8);
+    if (columns == 2) {
+      ASSERT_TRUE(serves_as(op_t, kFloat)) << reason_of(op_t);
+      EXPECT_EQ((*op_t.problem)->rhs_count, 2);
+      EXPECT_EQ((*op_t.problem)->trans, 'T');
+    } else {
+      EXPECT_TRUE(several_vectors_forwarded(op_t)) << reason_of(op_t);
+    }
   }
   EXPECT_TRUE(several_vectors_forwarded(route(CUBLAS_OP_N, CUBLAS_OP_N, int64_t(16), int64_t(40),
                                               int64_t(1), &kOne, a, int64_t(16), b, int64_t(1),
@@ -426,22 +429,24 @@ TEST(GemmExRouting, SgemmOfOneColumnOrRowIsAnSgemv) {
 }
 
 // The rule for several vectors, over every op pair, served type combination and vector count:
-// xgemv serves a GEMM of 2..16 columns or rows only when A and B are 16-bit (fp16 / bf16, C of
-// that type or fp32) and the problem it maps to is transposed (op T: columns with op(A) = A^T,
-// rows with op(B) = B, the tensor-core kernel's layout); several fp32 vectors, and 16-bit
-// problems of op N, stay with cuBLAS, whose GEMM is faster there. One column or one row is
+// xgemv serves a GEMM of 2..16 columns or rows when the problem it maps to is transposed (op T:
+// columns with op(A) = A^T, rows with op(B) = B), with up to 16 vectors of 16-bit A and B (C of
+// that type or fp32) or of fp64, and up to 8 of fp32; several-vector problems of op N, and more
+// than 8 fp32 vectors, stay with cuBLAS, whose GEMM is faster there. One column or one row is
 // served for every served type and op.
-TEST(GemmExRouting, SeveralVectorsAreServedOnlyAs16BitOpT) {
+TEST(GemmExRouting, SeveralVectorsAreServedAsOpT) {
   static char a[16], b[16], out[16];
   const struct {
     cudaDataType ab, c;
+    cublasComputeType_t compute;
     ElementTypes types;
-    bool sixteen_bit;
-  } types[] = {{CUDA_R_32F, CUDA_R_32F, kFloat, false},
-               {CUDA_R_16F, CUDA_R_16F, kHalf, true},
-               {CUDA_R_16BF, CUDA_R_16BF, kBf16, true},
-               {CUDA_R_16F, CUDA_R_32F, kHalfToFloat, true},
-               {CUDA_R_16BF, CUDA_R_32F, kBf16ToFloat, true}};
+    int64_t most_vectors;
+  } types[] = {{CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kFloat, 8},
+               {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, kDouble, 16},
+               {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, kHalf, 16},
+               {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, kBf16, 16},
+               {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kHalfToFloat, 16},
+               {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, kBf16ToFloat, 16}};
   // C's shape, and whether the vectors are its columns (else its rows): one column, one row
   // (also of a C with 2..16 columns), 2..16 columns (m up to 16 too), 2..16 rows of a wide C.
   const struct {
@@ -460,13 +465,12 @@ TEST(GemmExRouting, SeveralVectorsAreServedOnlyAs16BitOpT) {
           const bool ta = op_a != CUBLAS_OP_N, tb = op_b != CUBLAS_OP_N;
           const int64_t lda = ta ? k : s.m, ldb = tb ? s.n : k;
           const Route verdict = route(op_a, op_b, s.m, s.n, k, &kOne, a, t.ab, lda, b, t.ab, ldb,
-                                      &kOne, out, t.c, s.m, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT);
+                                      &kOne, out, t.c, s.m, t.compute, CUBLAS_GEMM_DEFAULT);
           const int64_t vectors = s.columns ? s.n : s.m;
           // Columns: y_j = op(A) * x_j, transposed when op(A) is. Rows: y_i = op(B)^T * x_i,
           // transposed when op(B) is B.
           const bool transposed = s.columns ? ta : !tb;
-          const bool expect_served = vectors == 1 || (t.sixteen_bit && transposed);
+          const bool expect_served = vectors == 1 || (transposed && vectors <= t.most_vectors);
           const std::string call = "types " + std::to_string(t.ab) + "->" + std::to_string(t.c) +
                                    " ops " + std::to_string(op_a) + "," + std::to_string(op_b) +
                                    " m " + std::to_string(s.m) + " n " + std::to_string(s.n);
@@ -485,20 +489,25 @@ TEST(GemmExRouting, SeveralVectorsAreServedOnlyAs16BitOpT) {
       }
     }
   }
-  // Per type 12 shapes x 9 op pairs: the 3 one-vector shapes are served for every pair; of a
-  // 16-bit type's several-vector shapes, the 5 of columns for the 6 pairs with op(A) = A^T, the
-  // 4 of rows for the 3 with op(B) = B; fp32 forwards all 9 several-vector shapes.
-  EXPECT_EQ(served, 5 * 3 * 9 + 4 * (5 * 6 + 4 * 3));
-  EXPECT_EQ(forwarded, 9 * 9 + 4 * (5 * 3 + 4 * 6));
+  // Per type 12 shapes x 9 op pairs: the 3 one-vector shapes are served for every pair. Of the
+  // several-vector shapes (5 of columns, of which 3 have at most 8; 4 of rows, 2 with at most
+  // 8), a 16-bit or fp64 type serves those of columns for the 6 pairs with op(A) = A^T and
+  // those of rows for the 3 with op(B) = B; fp32 only those of at most 8 vectors.
+  EXPECT_EQ(served, 6 * 3 * 9 + 5 * (5 * 6 + 4 * 3) + (3 * 6 + 2 * 3));
+  EXPECT_EQ(forwarded, 5 * (5 * 3 + 4 * 6) + (9 * 9 - (3 * 6 + 2 * 3)));
 
-  // The Sgemm entry point follows the same rule: several fp32 vectors, any op, are cuBLAS's.
+  // The Sgemm entry point follows the same rule: 4 fp32 vectors are served as op T and
+  // forwarded as op N.
   static float fa[64], fb[64], fc[64];
   for (const cublasOperation_t op_a : ops) {
     const int lda = op_a == CUBLAS_OP_N ? 8 : 5;
     EXPECT_TRUE(serves_as(route(op_a, CUBLAS_OP_N, 8, 1, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8),
                           kFloat));
-    EXPECT_TRUE(several_vectors_forwarded(
-        route(op_a, CUBLAS_OP_N, 8, 4, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8)));
+    const Route four = route(op_a, CUBLAS_OP_N, 8, 4, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8);
+    if (op_a == CUBLAS_OP_N)
+      EXPECT_TRUE(several_vectors_forwarded(four)) << reason_of(four);
+    else
+      EXPECT_TRUE(serves_as(four, kFloat)) << reason_of(four);
   }
 }
 
@@ -599,9 +608,12 @@ TEST(LtMatmulRouting, ServesTheGemmTypesWithScalarsOfTheComputeType) {
   LtMatmul mixed = linear_with_bias(CUDA_R_16F, CUDA_R_16F, 64, 32, 1);
   mixed.c_layout.type = CUDA_R_32F;
   EXPECT_TRUE(lt_forwarded_for(mixed, "C and D types"));
-  // Several fp32 vectors: cuBLAS's GEMM, as for GemmEx.
+  // Several fp32 vectors as for GemmEx: 4 served, 12 left to cuBLAS's GEMM.
+  const Route fp32_four = route_lt_matmul(linear_with_bias(CUDA_R_32F, CUDA_R_32F, 64, 32, 4));
+  ASSERT_TRUE(serves_as(fp32_four, kFloat)) << reason_of(fp32_four);
+  EXPECT_EQ((*fp32_four.problem)->rhs_count, 4);
   EXPECT_TRUE(several_vectors_forwarded(
-      route_lt_matmul(linear_with_bias(CUDA_R_32F, CUDA_R_32F, 64, 32, 4))));
+      route_lt_matmul(linear_with_bias(CUDA_R_32F, CUDA_R_32F, 64, 32, 12))));
 }
 
 TEST(LtMatmulRouting, RowOrderOperandsAreTheirTransposes) {

@@ -13,7 +13,7 @@
 // forwarded calls must give cuBLASLt's bits. Covered: bf16, fp16, fp16 -> fp32, fp32 and fp64,
 // 1..16 columns, the bias and default epilogues, beta 1 in place, a row-major A, strided
 // batches with one bias, C apart from D (beta 0: served; beta 1: forwarded), device scalars,
-// graph capture, and the forwarded kinds (another epilogue, a GEMM, several fp32 vectors, op N
+// graph capture, and the forwarded kinds (another epilogue, a GEMM, more than 8 fp32 vectors, op N
 // several vectors), then cublasLtDestroy releasing the xgemv handles. Exits 77 without a GPU.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -214,8 +214,12 @@ void check_matmuls(cublasLtHandle_t handle) {
                                    {"fp16 -> fp32 linear with bias", 256, 4, 128});
   check_case<float, float, float>(handle, CUBLAS_COMPUTE_32F,
                                   {"fp32 linear with bias, one row", 300, 1, 200});
+  check_case<float, float, float>(handle, CUBLAS_COMPUTE_32F,
+                                  {"fp32 linear with bias, 4 rows", 300, 4, 200});
   check_case<double, double, double>(handle, CUBLAS_COMPUTE_64F,
                                      {"fp64 linear with bias, one row", 300, 1, 200});
+  check_case<double, double, double>(handle, CUBLAS_COMPUTE_64F,
+                                     {"fp64 linear with bias, 16 rows", 300, 16, 200});
 
   MatmulCase in_place{"bf16 default epilogue, beta 1", 512, 4, 256};
   in_place.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
@@ -252,7 +256,7 @@ void check_matmuls(cublasLtHandle_t handle) {
   graph.detail = " nrhs=4 bias ";
   check_case<bf16, bf16, float>(handle, CUBLAS_COMPUTE_32F, graph);
 
-  // Forwarded: another epilogue, a GEMM, several fp32 vectors, several op N vectors.
+  // Forwarded: another epilogue, a GEMM, more than 8 fp32 vectors, several op N vectors.
   MatmulCase relu{"bf16 RELU_BIAS epilogue", 256, 2, 128};
   relu.epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
   relu.served = false;
@@ -262,7 +266,7 @@ void check_matmuls(cublasLtHandle_t handle) {
   gemm.served = false;
   gemm.detail = "a GEMM";
   check_case<bf16, bf16, float>(handle, CUBLAS_COMPUTE_32F, gemm);
-  MatmulCase fp32_several{"fp32 linear with bias, 4 rows", 256, 4, 128};
+  MatmulCase fp32_several{"fp32 linear with bias, 12 rows", 256, 12, 128};
   fp32_several.served = false;
   fp32_several.detail = "several vectors";
   check_case<float, float, float>(handle, CUBLAS_COMPUTE_32F, fp32_several);

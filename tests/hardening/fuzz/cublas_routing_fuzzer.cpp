@@ -8,9 +8,9 @@
 //    compute type of the CUBLAS_COMPUTE_32F family and C of that type or 32F, or are 64F with
 //    CUBLAS_COMPUTE_64F[_PEDANTIC] and C 64F, both ops are N, T or C, the GEMM is valid
 //    (Reference sgemm.f leading dimensions) with m, n, k > 0, C has at most 16 columns or at
-//    most 16 rows, and, where that gives several vectors, A and B are 16-bit (16F or 16BF) and
-//    the GEMV is transposed (columns with op(A) T or C, rows with op(B) N): several fp32 / fp64
-//    vectors and op N problems stay with cuBLAS. The served GEMV is one
+//    most 16 rows, and, where that gives several vectors, the GEMV is transposed (columns with
+//    op(A) T or C, rows with op(B) N) and, for fp32 A and B, of at most 8 vectors: op N problems
+//    and more fp32 vectors stay with cuBLAS. The served GEMV is one
 //    problem whose vectors are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows
 //    otherwise; it must compute exactly the GEMM's sums: the same output elements, each the sum
 //    over the same k index of the same (A, B) element pairs (checked for every element of small
@@ -202,12 +202,13 @@ bool gemm_served(const Gemm &g) {
   if (g.lda < std::max<int64_t>(1, rows_a) || g.ldb < std::max<int64_t>(1, rows_b) ||
       g.ldc < std::max<int64_t>(1, g.m))
     return false;
-  // Several vectors: only 16-bit A and B on a transposed GEMV (y_j = A^T x_j over C's columns,
-  // y_i = B^T x_i over its rows).
+  // Several vectors: only on a transposed GEMV (y_j = A^T x_j over C's columns, y_i = B^T x_i
+  // over its rows), at most 8 of fp32.
   const bool columns = vectors_are_columns(g);
-  if ((columns ? g.n : g.m) == 1) return true;
-  const bool sixteen_bit = g.a_type == CUDA_R_16F || g.a_type == CUDA_R_16BF;
-  return sixteen_bit && (columns ? ta != 'N' : tb == 'N');
+  const int64_t vectors = columns ? g.n : g.m;
+  if (vectors == 1) return true;
+  if (g.a_type == CUDA_R_32F && vectors > 8) return false;
+  return columns ? ta != 'N' : tb == 'N';
 }
 
 // The element type a served GemmEx operand of `type` has (only served types reach this).

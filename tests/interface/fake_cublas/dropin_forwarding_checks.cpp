@@ -108,12 +108,13 @@ extern "C" __attribute__((visibility("default"))) int run_dropin_forwarding_chec
                    CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
   expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", "empty GEMM", handle, CUBLAS_OP_N,
                    CUBLAS_OP_N, 4, 1, 0, f, f, 4, f, 1, f, y, 4);
-  // Valid GEMMs of several vectors that cuBLAS keeps: fp32 (PyTorch's fp32 Linear on 4 rows)
-  // and a 16-bit op N problem.
-  expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", "several vectors of fp32 or op N", handle,
-                   CUBLAS_OP_T, CUBLAS_OP_N, 8, 4, 3, f, f, 3, f, 3, f, y, 8);
+  // Valid GEMMs of several vectors that cuBLAS keeps: more than 8 fp32 vectors (PyTorch's fp32
+  // Linear on 12 rows) and a 16-bit op N problem.
+  expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2",
+                   "several vectors of op N, or more than 8 of fp32", handle, CUBLAS_OP_T,
+                   CUBLAS_OP_N, 8, 12, 3, f, f, 3, f, 3, f, y, 8);
   expect_forwarded(static_cast<GemmEx>(&cublasGemmEx), "cublasGemmEx",
-                   "several vectors of fp32 or op N", handle, CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 3, v,
+                   "several vectors of op N, or more than 8 of fp32", handle, CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 3, v,
                    v, CUDA_R_16F, 8, v, CUDA_R_16F, 3, v, const_cast<void *>(v), CUDA_R_16F, 8,
                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 
