@@ -3,8 +3,8 @@
 #   bash tests/gpu-suite.sh [--sanitize]
 # Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
 # benchmark against cuBLAS (the anchors suite, whole decode steps with --suite decode --quick, and
-# the few-right-hand-side calls on the bf16 llm shapes at nrhs 1, 2, 4, 8, 16 beside GemmEx with as
-# many columns, quantized weights on the llm shapes and in decode steps beside cuBLAS and PyTorch's
+# the few-right-hand-side calls on the bf16, fp32 and fp64 llm shapes at nrhs 1, 2, 4, 8, 16 beside
+# cuBLAS's GEMM with as many columns, quantized weights on the llm shapes and in decode steps beside cuBLAS and PyTorch's
 # int4 kernel), the Python package's demo (python -m xgemv.demo), and prints a compact SUMMARY
 # block last. Logs go to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
@@ -82,9 +82,9 @@ if [[ -x $bench ]]; then
   else
     peers_line="FAILED (log: $log_dir/quant-peers.log)"
   fi
-  # Few right-hand sides, quick: the 25 bf16 llm shapes at 5 nrhs (125 cases, well under a minute);
-  # its nrhs verdict goes into the summary.
-  if "$bench" --suite llm --dtype bf16 --nrhs 1,2,4,8,16 --quick --out-dir "$log_dir/nrhs" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/nrhs.log"; then
+  # Few right-hand sides, quick: the 25 llm shapes in bf16, fp32 and fp64 at 5 nrhs (375 cases,
+  # well under a minute); its nrhs verdicts go into the summary.
+  if "$bench" --suite llm --dtype bf16,fp32,fp64 --nrhs 1,2,4,8,16 --quick --out-dir "$log_dir/nrhs" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/nrhs.log"; then
     nrhs_line="ran (log: $log_dir/nrhs.log)"
   else
     nrhs_line="FAILED (log: $log_dir/nrhs.log)"
@@ -159,7 +159,7 @@ fi
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   [[ -f $log_dir/decode.log ]] && grep -E '^verdict' "$log_dir/decode.log" | tail -n 1 | sed 's/^verdict/decode verdict/'
   [[ -f $log_dir/decode.log ]] && grep -E '^decode reads verdict' "$log_dir/decode.log" | tail -n 1
-  [[ -f $log_dir/nrhs.log ]] && grep -E '^nrhs verdict' "$log_dir/nrhs.log" | tail -n 1
+  [[ -f $log_dir/nrhs.log ]] && grep -E '^nrhs verdict' "$log_dir/nrhs.log" | tail -n 2
   [[ -f $log_dir/quant.log ]] && grep -E '^quant verdict' "$log_dir/quant.log" | tail -n 1
   [[ -f $log_dir/quant-peers.log ]] && grep -E '^quant peers' "$log_dir/quant-peers.log" | tail -n 1
   [[ -f $log_dir/quant-decode.log ]] && grep -E '^quant decode verdict' "$log_dir/quant-decode.log" | tail -n 1

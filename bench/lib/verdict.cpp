@@ -206,6 +206,14 @@ const std::vector<Target>& targets() {
       list.push_back({line, T::failures, at_nrhs(all, 1, kAnyNrhs), Metric::speedup, 0,
                       "xgemv-nrhs FAILED on {} case(s)", names});
     }
+    // Several fp32 and fp64 vectors beside Sgemm / Dgemm of as many columns: the drop-in serves
+    // them where the first clause's speed-up holds (interface/README.md).
+    const std::string wide_nrhs_line = "nrhs verdict (xgemv, fp32/fp64 llm shapes): ";
+    const Scope wide_nrhs{{"llm"}, {kXgemvNrhs}, {Dtype::fp32, Dtype::fp64}};
+    list.push_back({wide_nrhs_line, T::geomean_per_dtype, at_nrhs(wide_nrhs, 2, 8),
+                    Metric::speedup, 0, "speed-up vs cuBLAS GEMM over nrhs 2..8:", T::label});
+    list.push_back({wide_nrhs_line, T::geomean_per_dtype, at_nrhs(wide_nrhs, 9, 16),
+                    Metric::speedup, 0, "over nrhs 9..16:", T::label});
     // Quantized weights (--weights): xgemv_qgemv_nrhs against the stream read of the bytes it
     // reads, its own one-vector time, and cuBLAS on the dense 16-bit matrix.
     const std::string quant = "quant verdict (xgemv-q, llm shapes): ";

@@ -336,6 +336,30 @@ TEST(Nrhs, TheVerdictHoldsTheTargetedRatiosToTheirBoundsAndTheSpeedupsOverGemmEx
             "(llm bf16 T 4096x128256 llama3-8b.lm_head nrhs 16)");
 }
 
+TEST(Nrhs, Fp32AndFp64HaveTheirOwnLineOfSpeedUpsOverTheGemm) {
+  std::vector<Record> rows = sweep_rows();
+  EXPECT_EQ(verdict_starting(rows, "nrhs verdict (xgemv, fp32/fp64"), "");  // no llm fp32 rows
+  for (const Dtype dtype : {Dtype::fp32, Dtype::fp64}) {
+    Case c = make_case("llm", "llama3-8b.o", dtype, 4096, 4096);
+    for (const auto &[nrhs, xgemv_us, gemm_us] :
+         {std::tuple{int64_t{1}, 10.0, 10.0}, {2, 10.0, 15.0}, {8, 10.0, 12.0}, {16, 20.0, 16.0}}) {
+      c.nrhs = nrhs;
+      rows.push_back(row(c, kCeiling, 9.0));
+      rows.push_back(row(c, kXgemvNrhs, xgemv_us));
+      rows.push_back(row(c, kCublasGemm, gemm_us));
+    }
+  }
+  derive_metrics(rows);
+  // 2..8: 1.5x and 1.2x, geo-mean sqrt(1.8); 9..16: 0.8x. The bf16 line is unchanged.
+  EXPECT_EQ(verdict_starting(rows, "nrhs verdict (xgemv, fp32/fp64"),
+            "nrhs verdict (xgemv, fp32/fp64 llm shapes): speed-up vs cuBLAS GEMM over nrhs 2..8: "
+            "fp32 1.34x geo-mean, worst 1.20x (fp32 T 4096x4096 llama3-8b.o nrhs 8), fp64 "
+            "1.34x geo-mean, worst 1.20x (fp64 T 4096x4096 llama3-8b.o nrhs 8); over nrhs "
+            "9..16: fp32 0.80x geo-mean, worst 0.80x (fp32 T 4096x4096 llama3-8b.o nrhs 16), "
+            "fp64 0.80x geo-mean, worst 0.80x (fp64 T 4096x4096 llama3-8b.o nrhs 16)");
+  EXPECT_EQ(nrhs_verdict(rows), nrhs_verdict(sweep_rows()));
+}
+
 TEST(Nrhs, TheVerdictSaysYesNoneAndNamesFailures) {
   std::vector<Record> rows = sweep_rows();
   for (Record& r : rows)
