@@ -400,7 +400,7 @@ cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cublasOpera
                    incy, stridey, batchCount);
 }
 
-// --- GEMMs that are a GEMV (one row or one column): PyTorch's fp16/bf16 matrix-vector path ----
+// --- GEMMs that are a GEMV of one or a few vectors (C of at most 16 columns or rows) ----------
 
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const float *alpha,
@@ -415,6 +415,23 @@ cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa
                                  const float *alpha, const float *A, int64_t lda, const float *B,
                                  int64_t ldb, const float *beta, float *C, int64_t ldc) {
   static const RealFunction real(__func__, &cublasSgemm_v2_64);
+  return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                              cublasOperation_t transb, int m, int n, int k, const double *alpha,
+                              const double *A, int lda, const double *B, int ldb,
+                              const double *beta, double *C, int ldc) {
+  static const RealFunction real(__func__, &cublasDgemm_v2);
+  return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                 const double *alpha, const double *A, int64_t lda,
+                                 const double *B, int64_t ldb, const double *beta, double *C,
+                                 int64_t ldc) {
+  static const RealFunction real(__func__, &cublasDgemm_v2_64);
   return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -123,13 +124,16 @@ Route route(cublasOperation_t transa, cublasOperation_t transb, Int m, Int n, In
                     c_type, ldc, compute_type);
 }
 
-// cublasSgemm_v2[_64]: GemmEx with 32F everywhere.
-template <class Int>
+// cublasSgemm_v2[_64] and cublasDgemm_v2[_64]: GemmEx with 32F (64F) everywhere.
+template <class Int, class T>
 Route route(cublasOperation_t transa, cublasOperation_t transb, Int m, Int n, Int k,
-            const float *alpha, const float *a, Int lda, const float *b, Int ldb,
-            const float *beta, float *c, Int ldc) {
-  return route_gemm(transa, transb, m, n, k, alpha, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, beta,
-                    c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F);
+            const T *alpha, const T *a, Int lda, const T *b, Int ldb, const T *beta, T *c,
+            Int ldc) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  constexpr bool fp64 = std::is_same_v<T, double>;
+  constexpr cudaDataType type = fp64 ? CUDA_R_64F : CUDA_R_32F;
+  return route_gemm(transa, transb, m, n, k, alpha, a, type, lda, b, type, ldb, beta, c, type,
+                    ldc, fp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
 }
 
 // --- running it -----------------------------------------------------------------------------

@@ -145,9 +145,10 @@ cudaError_t GemvNFma::launch(const GemvProblem &problem, const LaunchPlan &plan,
   return for_each_rhs_launch<TA, TX, TY>(
       problem, plan, tile_rows(problem) * kernels::kMaxRhsPerPass, int(sizeof(S)),
       [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-        const auto kernel = kernels::kernel_for_vectors<kernels::kMaxRhsPerPass>(pass.rhs_count, [](auto vectors) {
-          return &gemv_n_fma<TA, TX, TY, S, decltype(vectors)::value>;
-        });
+        const auto kernel = kernels::kernel_for_vectors<kernels::kMaxRhsPerPass>(
+            pass.rhs_count, [](auto vectors) {
+              return &gemv_n_fma<TA, TX, TY, S, decltype(vectors)::value>;
+            });
         return kernels::launch_kernel(kernel, pass, pass_plan, context);
       });
 }

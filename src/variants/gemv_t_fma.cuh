@@ -168,9 +168,10 @@ cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksInFlight, kVect
   return for_each_rhs_launch<TA, TX, TY, kPassVectors>(
       problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
       [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-        const auto kernel = kernels::kernel_for_vectors<kPassVectors>(pass.rhs_count, [](auto vectors) {
-          return &gemv_t_fma<TA, TX, TY, S, GemvTFmaTile, decltype(vectors)::value>;
-        });
+        const auto kernel =
+            kernels::kernel_for_vectors<kPassVectors>(pass.rhs_count, [](auto vectors) {
+              return &gemv_t_fma<TA, TX, TY, S, GemvTFmaTile, decltype(vectors)::value>;
+            });
         return kernels::launch_kernel(kernel, pass, pass_plan, context);
       });
 }

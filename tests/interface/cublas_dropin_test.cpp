@@ -639,6 +639,51 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   }
 }
 
+// cublasSgemm_v2 / cublasDgemm_v2 with ops N,N and T,N of 1 column (xgemv's), 2, 8 and 16
+// (several vectors: xgemv's up to most_vectors as op T, cuBLAS's as op N and beyond), then 17 (a
+// GEMM); the forwarded ones are compared with cuBLAS bit for bit.
+template <class T, class Gemm>
+void check_real_gemms(cublasHandle_t handle, const char *entry, Gemm gemm, int most_vectors) {
+  const int m = 50, k = 30, max_n = 17;
+  const std::vector<T> a = random_values<T>(m * k), b = random_values<T>(k * max_n);
+  const std::vector<T> c = random_values<T>(m * max_n);
+  const T alpha = 1, beta = 2;
+  for (cublasOperation_t transa : {CUBLAS_OP_N, CUBLAS_OP_T})
+    for (int n : {1, 2, 8, 16, 17}) {
+      const bool ta = transa == CUBLAS_OP_T;
+      const int lda = ta ? k : m;
+      auto run = [&](bool real, std::vector<T> &result) {
+        const DeviceArray<T> d_a(a), d_b(b), d_c(c);
+        const cublasStatus_t status =
+            invoke(real, entry, gemm, handle, transa, CUBLAS_OP_N, m, n, k, &alpha, d_a.get(), lda,
+                   d_b.get(), k, &beta, d_c.get(), m);
+        check_cuda(cudaDeviceSynchronize(), "sync");
+        result = d_c.read();
+        return status;
+      };
+      const bool gemv_shape = n <= kMaxGemmVectors;
+      const bool served = gemv_shape && vectors_served(most_vectors, ta, false, m, n);
+      const std::string context =
+          std::string(entry) + " op " + (ta ? "T" : "N") + " n=" + std::to_string(n);
+      std::vector<T> got, reference;
+      cublasStatus_t status;
+      {
+        const ServedBy served_by(entry, served, context,
+                                 served       ? " nrhs=" + std::to_string(n) + " "
+                                 : gemv_shape ? kSeveralVectorsReason
+                                              : "");
+        status = run(false, got);
+      }
+      if (run(true, reference) != status) fail(context + ": status differs from cuBLAS");
+      if (served ? !same_values(got, reference) : !same_bits(got, reference))
+        fail(context + ": differs from cuBLAS");
+      if (served &&
+          !same_values(got, host_gemm(ta, false, m, n, k, float(alpha), a, lda, b, k, float(beta),
+                                      c, m)))
+        fail(context + ": wrong result");
+    }
+}
+
 void check_gemms(cublasHandle_t handle) {
   // cuBLAS keeps fp32 partial sums (no split-K reduction in C's type): its results on small
   // integers are exact, as the host's.
@@ -673,46 +718,8 @@ void check_gemms(cublasHandle_t handle) {
     check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 37, n,
                                   19, CUBLAS_COMPUTE_16F, false);
 
-  // Sgemm_v2 of 1 column (xgemv's), 2, 8 and 16 (several fp32 vectors: xgemv's up to 8 as op
-  // T, cuBLAS's as op N and beyond 8), then 17 (a GEMM); the forwarded ones are compared with
-  // cuBLAS bit for bit.
-  const int m = 50, k = 30, max_n = 17;
-  const std::vector<float> a = random_values<float>(m * k), b = random_values<float>(k * max_n);
-  const std::vector<float> c = random_values<float>(m * max_n);
-  const float alpha = 1, beta = 2;
-  for (cublasOperation_t transa : {CUBLAS_OP_N, CUBLAS_OP_T})
-    for (int n : {1, 2, 8, 16, 17}) {
-      const bool ta = transa == CUBLAS_OP_T;
-      const int lda = ta ? k : m;
-      auto run = [&](bool real, std::vector<float> &result) {
-        const DeviceArray<float> d_a(a), d_b(b), d_c(c);
-        const cublasStatus_t status =
-            invoke(real, "cublasSgemm_v2", &cublasSgemm_v2, handle, transa, CUBLAS_OP_N, m, n, k,
-                   &alpha, d_a.get(), lda, d_b.get(), k, &beta, d_c.get(), m);
-        check_cuda(cudaDeviceSynchronize(), "sync");
-        result = d_c.read();
-        return status;
-      };
-      const bool gemv_shape = n <= kMaxGemmVectors;
-      const bool served = gemv_shape && vectors_served(8, ta, false, m, n);
-      const std::string context = "Sgemm op " + std::string(ta ? "T" : "N") +
-                                  " n=" + std::to_string(n);
-      std::vector<float> got, reference;
-      cublasStatus_t status;
-      {
-        const ServedBy served_by("cublasSgemm_v2", served, context,
-                                 served       ? " nrhs=" + std::to_string(n) + " "
-                                 : gemv_shape ? kSeveralVectorsReason
-                                              : "");
-        status = run(false, got);
-      }
-      if (run(true, reference) != status) fail(context + ": status differs from cuBLAS");
-      if (served ? !same_values(got, reference) : !same_bits(got, reference))
-        fail(context + ": differs from cuBLAS");
-      if (served &&
-          !same_values(got, host_gemm(ta, false, m, n, k, alpha, a, lda, b, k, beta, c, m)))
-        fail(context + ": wrong result");
-    }
+  check_real_gemms<float>(handle, "cublasSgemm_v2", &cublasSgemm_v2, 8);
+  check_real_gemms<double>(handle, "cublasDgemm_v2", &cublasDgemm_v2, kMaxGemmVectors);
   cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
 }
 

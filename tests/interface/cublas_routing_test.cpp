@@ -428,6 +428,30 @@ TEST(GemmExRouting, SgemmOfOneColumnOrRowIsAnSgemv) {
       route(CUBLAS_OP_N, CUBLAS_OP_N, 20, 17, 5, &kOne, a, 20, b, 5, &kOne, c, 20).problem);
 }
 
+TEST(GemmExRouting, DgemmIsGemmExWith64FEverywhere) {
+  static double a[64], b[64], c[64];
+  const double one = 1.0;
+  // One column: a Dgemv of op N; the 64-bit form, 16 columns with op T on A: one transposed
+  // problem of 16 vectors (the fp64 tensor cores).
+  const Route column = route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 1, 5, &one, a, 8, b, 5, &one, c, 8);
+  ASSERT_TRUE(serves_as(column, kDouble)) << reason_of(column);
+  EXPECT_EQ((*column.problem)->trans, 'N');
+  EXPECT_EQ((*column.problem)->rhs_count, 1);
+  const Route sixteen = route(CUBLAS_OP_T, CUBLAS_OP_N, int64_t(3), int64_t(16), int64_t(4), &one,
+                              a, int64_t(4), b, int64_t(4), &one, c, int64_t(3));
+  ASSERT_TRUE(serves_as(sixteen, kDouble)) << reason_of(sixteen);
+  const GemvProblem &problem = **sixteen.problem;
+  EXPECT_EQ(problem.trans, 'T');
+  EXPECT_EQ(problem.rhs_count, 16);
+  EXPECT_EQ(problem.a.data, a);
+  EXPECT_EQ(problem.x.data, b);
+  EXPECT_EQ(problem.y.data, c);
+  // Several vectors of op N, and a GEMM, stay with cuBLAS.
+  EXPECT_TRUE(several_vectors_forwarded(
+      route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 5, &one, a, 8, b, 5, &one, c, 8)));
+  EXPECT_FALSE(route(CUBLAS_OP_T, CUBLAS_OP_N, 17, 17, 2, &one, a, 2, b, 2, &one, c, 17).problem);
+}
+
 // The rule for several vectors, over every op pair, served type combination and vector count:
 // xgemv serves a GEMM of 2..16 columns or rows when the problem it maps to is transposed (op T:
 // columns with op(A) = A^T, rows with op(B) = B), with up to 16 vectors of 16-bit A and B (C of

@@ -4,7 +4,7 @@
 //  - gemv, gemvBatched, gemvStridedBatched: served exactly when the op is N, T or C, the
 //    arguments are valid Reference BLAS (sgemv.f) and batch_count >= 0; the served call carries
 //    the caller's arguments unchanged. Everything else goes to the real cuBLAS.
-//  - GemmEx and Sgemm: served exactly when A and B share a type in {16F, 16BF, 32F} with a
+//  - GemmEx, Sgemm and Dgemm: served exactly when A and B share a type in {16F, 16BF, 32F} with a
 //    compute type of the CUBLAS_COMPUTE_32F family and C of that type or 32F, or are 64F with
 //    CUBLAS_COMPUTE_64F[_PEDANTIC] and C 64F, both ops are N, T or C, the GEMM is valid
 //    (Reference sgemm.f leading dimensions) with m, n, k > 0, C has at most 16 columns or at
@@ -303,8 +303,11 @@ cublasComputeType_t consume_compute_type(FuzzedDataProvider &data) {
                                                              : data.ConsumeIntegral<int>());
 }
 
+// The GEMM entry points: GemmEx (any types), Sgemm (32F everywhere), Dgemm (64F everywhere).
+enum class GemmEntry { gemm_ex, sgemm, dgemm };
+
 template <class Int>
-void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
+void fuzz_gemm(FuzzedDataProvider &data, GemmEntry entry) {
   Gemm g{};
   g.transa = consume_op(data);
   g.transb = consume_op(data);
@@ -322,9 +325,10 @@ void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
   const Int ldb = consume_leading_dimension<Int>(data, g.transb == CUBLAS_OP_N ? k : n);
   const Int ldc = consume_leading_dimension<Int>(data, m);
   g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
-  g.a_type = g.b_type = g.c_type = CUDA_R_32F;
-  g.compute_type = CUBLAS_COMPUTE_32F;
-  if (!sgemm) {
+  const bool dgemm = entry == GemmEntry::dgemm;
+  g.a_type = g.b_type = g.c_type = dgemm ? CUDA_R_64F : CUDA_R_32F;
+  g.compute_type = dgemm ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+  if (entry == GemmEntry::gemm_ex) {
     g.a_type = consume_data_type(data);
     g.b_type = data.ConsumeBool() ? g.a_type : consume_data_type(data);
     g.c_type = data.ConsumeBool() ? g.a_type : consume_data_type(data);
@@ -334,17 +338,27 @@ void fuzz_gemm(FuzzedDataProvider &data, bool sgemm) {
   const auto transa = static_cast<cublasOperation_t>(g.transa);
   const auto transb = static_cast<cublasOperation_t>(g.transb);
   using xgemv::cublas_dropin::route;
+  // Sgemm and Dgemm: the route of typed pointers.
+  const auto typed_route = [&](auto element) {
+    using T = decltype(element);
+    return route(transa, transb, m, n, k, static_cast<const T *>(p.alpha),
+                 static_cast<const T *>(p.a), lda, static_cast<const T *>(p.x), ldb,
+                 static_cast<const T *>(p.beta), static_cast<T *>(p.y), ldc);
+  };
   const Route verdict =
-      sgemm ? route(transa, transb, m, n, k, static_cast<const float *>(p.alpha),
-                    static_cast<const float *>(p.a), lda, static_cast<const float *>(p.x), ldb,
-                    static_cast<const float *>(p.beta), static_cast<float *>(p.y), ldc)
-            : route(transa, transb, m, n, k, p.alpha, p.a, g.a_type, lda, p.x, g.b_type, ldb,
-                    p.beta, p.y, g.c_type, ldc, g.compute_type, CUBLAS_GEMM_DEFAULT);
-  if (!gemm_served(g)) return require_forwarded(verdict, sgemm ? "Sgemm" : "GemmEx");
+      entry == GemmEntry::sgemm   ? typed_route(float{})
+      : entry == GemmEntry::dgemm ? typed_route(double{})
+                                  : route(transa, transb, m, n, k, p.alpha, p.a, g.a_type, lda, p.x,
+                                          g.b_type, ldb, p.beta, p.y, g.c_type, ldc,
+                                          g.compute_type, CUBLAS_GEMM_DEFAULT);
+  const char *const name = entry == GemmEntry::sgemm   ? "Sgemm"
+                           : entry == GemmEntry::dgemm ? "Dgemm"
+                                                       : "GemmEx";
+  if (!gemm_served(g)) return require_forwarded(verdict, name);
   require(verdict.problem.has_value(),
           "%s op %d/%d m %lld n %lld k %lld lda %lld ldb %lld ldc %lld types %d %d %d compute %d "
           "is a GEMV but was forwarded (%s)",
-          sgemm ? "Sgemm" : "GemmEx", g.transa, g.transb, (long long)g.m, (long long)g.n,
+          name, g.transa, g.transb, (long long)g.m, (long long)g.n,
           (long long)g.k, (long long)g.lda, (long long)g.ldb, (long long)g.ldc, int(g.a_type),
           int(g.b_type), int(g.c_type), int(g.compute_type),
           verdict.forward_reason ? verdict.forward_reason : "no reason");
@@ -569,7 +583,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
   using namespace xgemv_fuzz;
   FuzzedDataProvider data(bytes, size);
   const bool int64_api = data.ConsumeBool();  // the _64 entry points
-  switch (data.ConsumeIntegralInRange(0, 5)) {
+  switch (data.ConsumeIntegralInRange(0, 6)) {
     case 0:
       int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::single)
                 : fuzz_gemv_types<int>(data, GemvFamily::single);
@@ -582,8 +596,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
       int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::strided_batched)
                 : fuzz_gemv_types<int>(data, GemvFamily::strided_batched);
       break;
-    case 3: int64_api ? fuzz_gemm<int64_t>(data, false) : fuzz_gemm<int>(data, false); break;
-    case 4: int64_api ? fuzz_gemm<int64_t>(data, true) : fuzz_gemm<int>(data, true); break;
+    case 3:
+      int64_api ? fuzz_gemm<int64_t>(data, GemmEntry::gemm_ex)
+                : fuzz_gemm<int>(data, GemmEntry::gemm_ex);
+      break;
+    case 4:
+      int64_api ? fuzz_gemm<int64_t>(data, GemmEntry::sgemm)
+                : fuzz_gemm<int>(data, GemmEntry::sgemm);
+      break;
+    case 5:
+      int64_api ? fuzz_gemm<int64_t>(data, GemmEntry::dgemm)
+                : fuzz_gemm<int>(data, GemmEntry::dgemm);
+      break;
     default: fuzz_lt_matmul(data); break;
   }
   return 0;
