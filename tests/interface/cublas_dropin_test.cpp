@@ -11,8 +11,8 @@
 // that are not a GEMV, other compute types) are compared, status and result, with the real
 // cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
 // cuBLAS's own behaviour. Covered: {S,D}gemv_v2[_64], the six {S,D,HSH,HSS,TST,TSS} types in
-// gemvBatched / gemvStridedBatched [_64], GemmEx[_64] and Sgemm_v2 with C of one row / column
-// and of 2..16 columns or rows (served as one problem of several vectors only where that
+// gemvBatched / gemvStridedBatched [_64], GemmEx[_64], Sgemm_v2 and Dgemm_v2 with C of one row /
+// column and of 2..16 columns or rows (served as one problem of several vectors only where that
 // problem is op T, with at most 8 vectors for fp32: its log line names them, and its result is
 // compared with cuBLAS's too; op N problems and more fp32 vectors are forwarded, with the reason
 // logged, and must give cuBLAS's bits),
