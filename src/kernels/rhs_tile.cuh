@@ -47,20 +47,16 @@ __device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t val
 
 // The instance of a CUDA-core several-vector kernel for a pass of `vectors` (at most
 // kPassVectors) vectors: pick(N) for N the next of 2, 4, 8, 16 (each vector's sum is the same
-// in every instance).
+// in every instance); no 16-vector instance where a pass carries 8.
 template <int kPassVectors, class Pick>
 auto kernel_for_vectors(int64_t vectors, Pick &&pick) {
   static_assert(kPassVectors == 8 || kPassVectors == 16);
   static_assert(kMaxRhsPerPass == 16);
-  if constexpr (kPassVectors == 8)
-    return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
-           : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
-                          : pick(std::integral_constant<int, 8>{});
-  else
-    return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
-           : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
-           : vectors <= 8 ? pick(std::integral_constant<int, 8>{})
-                          : pick(std::integral_constant<int, 16>{});
+  if constexpr (kPassVectors == 16)
+    if (vectors > 8) return pick(std::integral_constant<int, 16>{});
+  return vectors <= 2   ? pick(std::integral_constant<int, 2>{})
+         : vectors <= 4 ? pick(std::integral_constant<int, 4>{})
+                        : pick(std::integral_constant<int, 8>{});
 }
 
 // Whether p .. p + bytes - 1 can be one vector load.

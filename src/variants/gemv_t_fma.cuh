@@ -162,7 +162,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
 
 template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksInFlight, int kVectorsPerPass>
 template <class TA, class TX, class TY, class S>
-cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksInFlight, kVectorsPerPass>::launch(
+cudaError_t
+GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksInFlight, kVectorsPerPass>::launch(
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
   using kernels::gemv_t_fma;
   return for_each_rhs_launch<TA, TX, TY, kPassVectors>(
