@@ -11,6 +11,7 @@
 // one vector in a batch-invariant handle.
 #pragma once
 
+#include "kernels/mma_step.cuh"
 #include "kernels/rhs_tile.cuh"
 
 namespace xgemv {
@@ -61,87 +62,6 @@ struct GemvTMmaTile {
 };
 
 namespace kernels {
-
-// d += A (16 x 16, row fragments) * B (16 x 8, column fragments) in fp32.
-template <class T>
-__device__ __forceinline__ void mma_16x8x16(float (&d)[4], const unsigned (&a)[4],
-                                            unsigned b0, unsigned b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-#endif
-}
-
-// The tensor-core step of element type T. A lane's 16 bytes of a column (or of a vector) are
-// kUnits registers of type Unit, and a chunk is kUnits / 2 mma: mma h takes the units 2h and
-// 2h + 1 of each of the lane's two columns (fragment rows quad and quad + 8) and of its vector
-// (fragment column quad), which the mma's k side pairs up alike for A and x.
-template <class T>
-struct MmaStep {
-  using Unit = unsigned;  // two 16-bit elements
-  using Sum = float;
-  static constexpr int kUnits = 4;
-
-  __device__ __forceinline__ static void mma(Sum (&d)[4], const Unit (&lo)[kUnits],
-                                             const Unit (&hi)[kUnits], const Unit (&x)[kUnits],
-                                             int h) {
-    const unsigned fragment[4] = {lo[2 * h], hi[2 * h], lo[2 * h + 1], hi[2 * h + 1]};
-    mma_16x8x16<T>(d, fragment, x[2 * h], x[2 * h + 1]);
-  }
-};
-
-template <>
-struct MmaStep<double> {
-  using Unit = double;
-  using Sum = double;
-  static constexpr int kUnits = 2;
-
-  // mma.m16n8k8.f64; h is always 0.
-  __device__ __forceinline__ static void mma(Sum (&d)[4], const Unit (&lo)[kUnits],
-                                             const Unit (&hi)[kUnits], const Unit (&x)[kUnits],
-                                             int) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(lo[0]), "d"(hi[0]), "d"(lo[1]), "d"(hi[1]), "d"(x[0]), "d"(x[1]));
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    // Before sm_90 the fp64 mma is 8 x 8 x 4: rows lo (d[0..1]) and hi (d[2..3]) apart, each
-    // unit at the reduction slot quad_lane of its own mma.
-    const Unit *rows[2] = {lo, hi};
-#pragma unroll
-    for (int r = 0; r < 2; ++r)
-#pragma unroll
-      for (int u = 0; u < kUnits; ++u)
-        asm volatile(
-            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
-            : "+d"(d[2 * r]), "+d"(d[2 * r + 1])
-            : "d"(rows[r][u]), "d"(x[u]));
-#endif
-  }
-};
-
-// A lane's 16 bytes of T at p (elements p[0], p[stride], ...; those at index >= valid read as
-// zero) as the mma's units.
-template <class T, bool kStreaming>
-__device__ __forceinline__ void load_units(const T *p, int64_t stride, int64_t valid, bool whole,
-                                           typename MmaStep<T>::Unit (&units)[MmaStep<T>::kUnits]) {
-  T elements[kElemsPer16B<T>];
-  load_run<kElemsPer16B<T>, kStreaming>(p, stride, valid, whole, elements);
-  memcpy(units, elements, sizeof(units));
-}
 
 // kVectorSides 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
 template <class TA, class TY, class S, class Variant, int kVectorSides>

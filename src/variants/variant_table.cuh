@@ -7,6 +7,7 @@
 
 #include "gemv_n_columns.cuh"
 #include "gemv_n_fma.cuh"
+#include "gemv_n_mma.cuh"
 #include "gemv_n_rows.cuh"
 #include "gemv_n_rowtile.cuh"
 #include "gemv_t_fma.cuh"
@@ -56,9 +57,9 @@ using KernelVariants = VariantList<
     // op N: at most 16 rows; at most 16 columns of a tall A; then 32-lane row tiles, 8-lane
     // tiles for short m or short n
     GemvNRows, GemvNColumns, GemvNRowTile<32>, GemvNRowTile<8>,
-    // several right-hand sides (and one, in a batch-invariant handle): 16-bit and fp64 op T on
-    // the tensor cores, then op T and op N on the CUDA cores for every type
-    GemvTMma, GemvTFma, GemvNFma,
+    // several right-hand sides (and one, in a batch-invariant handle): 16-bit and fp64 op T and
+    // op N on the tensor cores, then op T and op N on the CUDA cores for every type
+    GemvTMma, GemvNMma, GemvTFma, GemvNFma,
     // quantized weights, 1 to 16 vectors per pass, on the tensor cores
     QgemvMma>;
 
