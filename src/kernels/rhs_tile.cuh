@@ -82,9 +82,10 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
                                                 S alpha, S beta) {
   constexpr int kValues = kOutputs * kMaxRhsPerPass;
   const GemvProblem &p = args.problem;
+  const int used = int(vectors) * kOutputs;  // the values of the pass's vectors
   __syncthreads();
   if constexpr (kWarps > 1) {
-    for (int i = threadIdx.x; i < kValues; i += kThreads) {
+    for (int i = threadIdx.x; i < used; i += kThreads) {
       S sum = sums[0][i];
 #pragma unroll
       for (int w = 1; w < kWarps; ++w) sum += sums[w][i];
@@ -95,10 +96,10 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
   S *tile_sums = sums[0];
   if (args.split.count == 1 ||
       combine_splits<kValues, kThreads>(args.workspace, tile, args.split.count, int(blockIdx.y),
-                                        tile_sums)) {
-    for (int i = threadIdx.x; i < kValues; i += kThreads) {
+                                        tile_sums, used)) {
+    for (int i = threadIdx.x; i < used; i += kThreads) {
       const int64_t c = i / kOutputs, o = first_output + i % kOutputs;
-      if (c < vectors && o < p.y_length())
+      if (o < p.y_length())
         store_output(y + o * p.y.inc + c * p.y.ld, tile_sums[i], alpha, beta, bias_at<TY>(p, o));
     }
   }

@@ -30,17 +30,19 @@ __device__ __forceinline__ S sum_splits(const S *p, int64_t stride, int first, i
 // (shared memory) holds this block's partial sums. Every split block publishes them; the last
 // block to arrive (per-tile counter) sums all splits in a fixed order, which makes the result
 // independent of scheduling, leaves the totals in `values`, resets the counter for the next
-// call and returns true. Every thread of the block must call it.
+// call and returns true. Only the first values_used values take part (a several-vector tile
+// whose pass carries fewer vectors leaves the rest out of the traffic). Every thread of the
+// block must call it.
 template <int kTileOutputs, int kBlockThreads, class S>
 __device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, int ksplit, int split,
-                               S *values) {
+                               S *values, int values_used = kTileOutputs) {
   // Short tiles let several threads share one output's splits (then summed in helper order).
   constexpr int kHelpers = kTileOutputs >= kBlockThreads ? 1 : kBlockThreads / kTileOutputs;
   __shared__ bool is_last;
   __shared__ S helper_sums[kHelpers > 1 ? kBlockThreads : 1];
   S *tile_partials = static_cast<S *>(workspace.partials) + tile * ksplit * kTileOutputs;
   unsigned *tile_counters = workspace.tile_counters;
-  for (int t = threadIdx.x; t < kTileOutputs; t += kBlockThreads)
+  for (int t = threadIdx.x; t < values_used; t += kBlockThreads)
     tile_partials[split * kTileOutputs + t] = values[t];
   __threadfence();
   __syncthreads();
@@ -49,13 +51,15 @@ __device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, in
   if (!is_last) return false;
   __threadfence();
   if constexpr (kHelpers == 1) {
-    for (int t = threadIdx.x; t < kTileOutputs; t += kBlockThreads)
+    for (int t = threadIdx.x; t < values_used; t += kBlockThreads)
       values[t] = sum_splits(tile_partials + t, kTileOutputs, 0, 1, ksplit);
   } else {
     const int output = threadIdx.x % kTileOutputs, helper = threadIdx.x / kTileOutputs;
-    helper_sums[threadIdx.x] = sum_splits(tile_partials + output, kTileOutputs, helper, kHelpers, ksplit);
+    if (output < values_used)
+      helper_sums[threadIdx.x] =
+          sum_splits(tile_partials + output, kTileOutputs, helper, kHelpers, ksplit);
     __syncthreads();
-    if (threadIdx.x < kTileOutputs) {
+    if (threadIdx.x < values_used) {
       S total = S(0);
 #pragma unroll
       for (int h = 0; h < kHelpers; ++h) total += helper_sums[h * kTileOutputs + threadIdx.x];

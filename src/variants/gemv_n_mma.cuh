@@ -16,22 +16,39 @@
 
 namespace xgemv {
 
-// Warps per block (on the same outputs) and resident blocks the launch bounds ask for, for
-// 16-bit and for fp64 A. A lane keeps one 128-byte chunk of A in flight in 16-bit (E = 8), four
-// of 32 bytes in fp64 (E = 2): 4 KiB a warp, as t_mma.
-template <int kWarps16Bit, int kBlocks16Bit, int kWarpsFp64, int kBlocksFp64>
+// A block of one element size: kOutputWarps warps side by side along the outputs (a run of
+// kOutputWarps x 128 contiguous bytes of each column), kReductionWarps warps on each of their
+// outputs taking interleaved chunks of the reduction, kBlocksPerSm resident blocks the launch
+// bounds ask for.
+template <int kOutputWarps, int kReductionWarps, int kBlocksPerSm>
+struct NMmaBlock {
+  static constexpr int kWarpsAlongOutputs = kOutputWarps;
+  static constexpr int kWarpsAlongReduction = kReductionWarps;
+  static constexpr int kWarps = kOutputWarps * kReductionWarps;
+  static constexpr int kResidentBlocks = kBlocksPerSm;
+};
+
+// Blocks for 16-bit and for fp64 A. A lane keeps one 128-byte chunk of A in flight in 16-bit
+// (E = 8), four of 32 bytes in fp64 (E = 2): 4 KiB a warp, as t_mma.
+template <class Block16Bit, class BlockFp64>
 struct GemvNMmaTile {
   static constexpr int64_t kSplitWaves = kernels::kMaxSplitWaves;  // as t_mma's
   static constexpr int kLaneBytesInFlight = 128;
   static constexpr VariantName kName = variant_name("n_mma", kernels::kMaxRhsPerPass);
   static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
-  static constexpr int warps(int element_bytes) {
-    return element_bytes == 8 ? kWarpsFp64 : kWarps16Bit;
+  template <int kElementBytes>
+  using Block = std::conditional_t<kElementBytes == 8, BlockFp64, Block16Bit>;
+  // The same, read at run time by the plan.
+  static constexpr int output_warps(int element_bytes) {
+    return element_bytes == 8 ? BlockFp64::kWarpsAlongOutputs : Block16Bit::kWarpsAlongOutputs;
   }
-  static constexpr int threads(int element_bytes) { return 32 * warps(element_bytes); }
+  static constexpr int reduction_warps(int element_bytes) {
+    return element_bytes == 8 ? BlockFp64::kWarpsAlongReduction
+                              : Block16Bit::kWarpsAlongReduction;
+  }
   static constexpr int blocks_per_sm(int element_bytes) {
-    return element_bytes == 8 ? kBlocksFp64 : kBlocks16Bit;
+    return element_bytes == 8 ? BlockFp64::kResidentBlocks : Block16Bit::kResidentBlocks;
   }
   // A lane's chunk is E x E elements (E columns of 16 bytes).
   static constexpr int chunks_in_flight(int elements_per_16_bytes) {
@@ -45,18 +62,21 @@ struct GemvNMmaTile {
     return !p.transposed() && mma_type && p.types.x == p.types.a;
   }
 
-  static int64_t tile_outputs(const GemvProblem &p) { return 8 * a_elements_per_16_bytes(p); }
+  // A block's outputs: 8 x E a warp.
+  static int64_t tile_outputs(const GemvProblem &p) {
+    return int64_t(8) * a_elements_per_16_bytes(p) * output_warps(element_bytes(p.types.a));
+  }
 
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int elements = a_elements_per_16_bytes(p), bytes = element_bytes(p.types.a);
     const int64_t tiles = ceil_div(p.m, tile_outputs(p));
     const kernels::SplitPlan split = kernels::plan_split(
         tiles, /*batch: planned as one problem*/ 1, p.n,
-        int64_t(4) * elements * chunks_in_flight(elements) * warps(bytes),
+        int64_t(4) * elements * chunks_in_flight(elements) * reduction_warps(bytes),
         tile_outputs(p) * kernels::kMaxRhsPerPass, device.sm_count, blocks_per_sm(bytes),
         kSplitWaves, element_bytes(p.types.scalar));
     return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)),
-            dim3(threads(bytes)), split};
+            dim3(32 * output_warps(bytes) * reduction_warps(bytes)), split};
   }
 
   static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
@@ -73,27 +93,33 @@ namespace kernels {
 
 // kVectorSides 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
 template <class TA, class TY, class S, class Variant, int kVectorSides>
-__global__ void __launch_bounds__(Variant::threads(sizeof(TA)),
-                                  Variant::blocks_per_sm(sizeof(TA)))
+__global__ void __launch_bounds__(32 * Variant::template Block<sizeof(TA)>::kWarps,
+                                  Variant::template Block<sizeof(TA)>::kResidentBlocks)
     gemv_n_mma(const KernelArgs<S> args) {
   using Step = MmaStep<TA>;
   using Unit = typename Step::Unit;
   static_assert(std::is_same_v<typename Step::Sum, S>);
   constexpr int kUnits = Step::kUnits, kElems = kElemsPer16B<TA>;
-  constexpr int kTiles = kElems / 2, kOutputs = 8 * kElems;
-  constexpr int kWarps = Variant::warps(sizeof(TA)), kThreads = Variant::threads(sizeof(TA));
+  using Block = typename Variant::template Block<sizeof(TA)>;
+  constexpr int kTiles = kElems / 2, kWarpOutputs = 8 * kElems;
+  constexpr int kReductionWarps = Block::kWarpsAlongReduction;
+  constexpr int kBlockOutputs = kWarpOutputs * Block::kWarpsAlongOutputs;
   constexpr int kUnroll = Variant::chunks_in_flight(kElems);
   constexpr int64_t kChunk = 4 * kElems, kWarpStep = kChunk * kUnroll;
   begin_kernel<false>();
   const GemvProblem &p = args.problem;
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Warps next to each other take adjacent outputs.
+  const int warp_outputs = threadIdx.x / 32 % Block::kWarpsAlongOutputs;
+  const int warp_reduction = threadIdx.x / 32 / Block::kWarpsAlongOutputs;
+  const int lane = threadIdx.x % 32;
   const int quad = lane / 4, quad_lane = lane % 4;  // fragment row (and vector) / reduction part
-  const int64_t i0 = int64_t(blockIdx.x) * kOutputs;
+  const int64_t block_i0 = int64_t(blockIdx.x) * kBlockOutputs;
+  const int64_t i0 = block_i0 + warp_outputs * kWarpOutputs;
   const int64_t lane_output = i0 + kElems * quad;  // the first of the lane's kElems outputs
   const int64_t k0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t k1 = min(p.n, k0 + args.split.length);
-  __shared__ S warp_sums[kWarps][kOutputs * kMaxRhsPerPass];
+  __shared__ S warp_sums[kReductionWarps][kBlockOutputs * kMaxRhsPerPass];
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
@@ -146,16 +172,19 @@ __global__ void __launch_bounds__(Variant::threads(sizeof(TA)),
               for (int g = 0; g < kVectorSides; ++g) Step::mma(d[s][g], lo, hi, x_units[u][g], h);
           }
       };
-      int64_t k = k0 + warp * kWarpStep;
-      if (i0 + kOutputs <= p.m && vectors_aligned(a, p.a.ld, 16) && p.x.inc == 1 &&
+      int64_t k = k0 + warp_reduction * kWarpStep;
+      if (i0 + kWarpOutputs <= p.m && vectors_aligned(a, p.a.ld, 16) && p.x.inc == 1 &&
           vectors_aligned(x, p.x.ld, 16))
-        for (; k + kWarpStep <= k1; k += kWarps * kWarpStep) warp_step(k, std::true_type{});
-      for (; k < k1; k += kWarps * kWarpStep) warp_step(k, std::false_type{});
+        for (; k + kWarpStep <= k1; k += kReductionWarps * kWarpStep)
+          warp_step(k, std::true_type{});
+      for (; k < k1; k += kReductionWarps * kWarpStep) warp_step(k, std::false_type{});
     }
-    // d[s][g]: outputs kElems * quad + 2 * s (+ 1 for r >= 2), vectors g * 8 + 2 * quad_lane
-    // + r % 2.
+    // d[s][g]: outputs kElems * quad + 2 * s (+ 1 for r >= 2) of the warp's, vectors g * 8 +
+    // 2 * quad_lane + r % 2.
+    S *sums = warp_sums[warp_reduction] + warp_outputs * kWarpOutputs;
 #pragma unroll
-    for (int i = 0; i < kOutputs * kMaxRhsPerPass; i += 32) warp_sums[warp][i + lane] = S(0);
+    for (int i = lane; i < kWarpOutputs * kMaxRhsPerPass; i += 32)
+      sums[i / kWarpOutputs * kBlockOutputs + i % kWarpOutputs] = S(0);
     __syncwarp();
 #pragma unroll
     for (int s = 0; s < kTiles; ++s)
@@ -164,18 +193,18 @@ __global__ void __launch_bounds__(Variant::threads(sizeof(TA)),
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           const int output = kElems * quad + 2 * s + r / 2, c = g * 8 + 2 * quad_lane + r % 2;
-          warp_sums[warp][c * kOutputs + output] = d[s][g][r];
+          sums[c * kBlockOutputs + output] = d[s][g][r];
         }
-    finish_rhs_tile<kOutputs, kWarps, kThreads>(
-        args, b * gridDim.x + blockIdx.x, warp_sums, y, i0, p.rhs_count, alpha, beta);
+    finish_rhs_tile<kBlockOutputs, kReductionWarps, 32 * Block::kWarps>(
+        args, b * gridDim.x + blockIdx.x, warp_sums, y, block_i0, p.rhs_count, alpha, beta);
   }
 }
 
 }  // namespace kernels
 
-template <int kWarps16Bit, int kBlocks16Bit, int kWarpsFp64, int kBlocksFp64>
+template <class Block16Bit, class BlockFp64>
 template <class TA, class TX, class TY, class S>
-cudaError_t GemvNMmaTile<kWarps16Bit, kBlocks16Bit, kWarpsFp64, kBlocksFp64>::launch(
+cudaError_t GemvNMmaTile<Block16Bit, BlockFp64>::launch(
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
   constexpr bool mma_type = std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16> ||
                             std::is_same_v<TA, double>;
@@ -194,11 +223,13 @@ cudaError_t GemvNMmaTile<kWarps16Bit, kBlocks16Bit, kWarpsFp64, kBlocksFp64>::la
   }
 }
 
-// Measured on the H200 (op N, bf16 and fp64, 10 llm shapes, 1..16 vectors, against cuBLAS's
-// GEMM): 16-bit with 8 warps x 2 blocks 0.88-0.93x geo-mean against 0.82-0.88x for 4 x 4
-// (0.76x worst against 0.60x; more of A per block where the outputs are few), 4 x 3 with two
-// chunks in flight 0.81-0.86x, 2 x 8 0.61-0.64x; fp64 with 4 warps x 4 blocks 0.99-1.10x
-// against 0.91-1.01x for 8 x 2.
-using GemvNMma = GemvNMmaTile<8, 2, 4, 4>;
+// Measured on the H200 (op N, bf16 and fp64, the 25 llm shapes, 1 / 2 / 4 / 8 / 16 vectors,
+// geo-mean against cuBLAS's GEMM; blocks as warps along the outputs x along the reduction x
+// blocks per SM): 16-bit 1 x 8 x 2 1.04 / 1.03 / 1.02 / 1.00 / 0.93x, 1 x 4 x 4
+// 1.04 / 1.04 / 1.01 / 0.96 / 0.87x; warps side by side along the outputs (longer runs of each
+// column, fewer tiles, more splits) lost: 2 x 4 x 2 0.86-0.89x, 2 x 2 x 4 and 4 x 2 x 2
+// 0.67-0.70x, 8 x 1 x 2 0.41x. fp64 2 x 2 x 4 1.03 / 1.13 / 1.14 / 1.13 / 1.08x, 1-2% ahead of
+// 1 x 4 x 4 (bench/results/h200-2026-12-04/n-mma-ab.txt).
+using GemvNMma = GemvNMmaTile<NMmaBlock<1, 8, 2>, NMmaBlock<2, 2, 4>>;
 
 }  // namespace xgemv
