@@ -133,22 +133,28 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
   return nullptr;
 }
 
-// The most vectors one problem of A's type is served with; several need op T. Measured on the
-// H200 over the 25 llm shapes against cuBLAS's GEMM with as many columns, geo-mean (worst):
-// 16-bit op T on the tensor cores 1.01-1.03x at 2-8 vectors, 0.96-1.01x at 16; fp64 op T on
-// the fp64 tensor cores 1.02-1.08x at 2-16 (0.94x); fp32 op T on the CUDA cores 1.12-1.51x at
-// 2-8 (0.93x), 0.83-0.89x at 12-16, where Sgemm stays faster; op N (CUDA cores) is slower in
-// every type (bench/results/h200-2026-12-04).
+// The most vectors one problem is served with, by op and A's type. Measured on the H200 over
+// the 25 llm shapes against cuBLAS's GEMM with as many columns, geo-mean (worst):
+// - op T: 16-bit on the tensor cores 1.01-1.03x at 2-8 vectors, 0.96-1.01x at 16; fp64 on the
+//   fp64 tensor cores 1.02-1.08x at 2-16 (0.94x); fp32 on the CUDA cores 1.12-1.51x at 2-8
+//   (0.93x), 0.83-0.89x at 12-16, where Sgemm stays faster;
+// - op N: 16-bit on the tensor cores 1.00-1.03x at 2-8 (0.81x), 0.93x at 16; fp64 1.08-1.14x
+//   at 2-16 (0.94x); fp32 on the CUDA cores slower at every count
+// (bench/results/h200-2026-12-04).
 namespace {
-int64_t served_vectors(ElementType a) { return a == ElementType::kF32 ? 8 : 16; }
+int64_t served_vectors(const GemvProblem &gemv) {
+  const ElementType a = gemv.types.a;
+  if (gemv.transposed()) return a == ElementType::kF32 ? 8 : 16;
+  return a == ElementType::kF64 ? 16 : a == ElementType::kF32 ? 1 : 8;
+}
 }  // namespace
 
 Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason) {
   if (!gemv) return {std::nullopt, reason};
-  if (gemv->rhs_count > 1 &&
-      (!gemv->transposed() || gemv->rhs_count > served_vectors(gemv->types.a)))
+  if (gemv->rhs_count > served_vectors(*gemv))
     return {std::nullopt,
-            "several vectors of op N, or more than 8 of fp32 (cuBLAS's GEMM is faster there)"};
+            "several vectors where cuBLAS's GEMM is faster (fp32 op N; more than 8 of fp32 op T "
+            "or of 16-bit op N)"};
   return checked_route(*gemv);
 }
 

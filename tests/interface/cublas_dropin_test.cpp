@@ -536,16 +536,27 @@ bool vectors_are_columns(int m, int n) { return n == 1 || (m != 1 && n <= kMaxGe
 
 int gemm_vectors(int m, int n) { return vectors_are_columns(m, n) ? n : m; }
 
+// The most vectors xgemv serves as op T and as op N for A and B of a type; beyond them cuBLAS's
+// GEMM is faster and keeps the call.
+struct MostVectors {
+  int op_t, op_n;
+};
+MostVectors most_vectors_of(cudaDataType ab_type) {
+  if (ab_type == CUDA_R_32F) return {8, 1};
+  if (ab_type == CUDA_R_64F) return {kMaxGemmVectors, kMaxGemmVectors};
+  return {kMaxGemmVectors, 8};
+}
+
 // Whether xgemv serves a GEMM of at most 16 columns or rows whose types and compute type it
-// serves: one vector always, several (up to most_vectors) only as op T.
-bool vectors_served(int most_vectors, bool ta, bool tb, int m, int n) {
-  const int vectors = gemm_vectors(m, n);
-  if (vectors == 1) return true;
-  return vectors <= most_vectors && (vectors_are_columns(m, n) ? ta : !tb);
+// serves: one vector always, several up to the count of the problem's op (op T: columns with
+// op(A) = A^T, rows with op(B) = B).
+bool vectors_served(MostVectors most, bool ta, bool tb, int m, int n) {
+  const bool op_t = vectors_are_columns(m, n) ? ta : !tb;
+  return gemm_vectors(m, n) <= (op_t ? most.op_t : most.op_n);
 }
 
 // The forward reason the drop-in logs for several vectors it leaves to cuBLAS.
-const char *const kSeveralVectorsReason = "several vectors of op N, or more than 8 of fp32";
+const char *const kSeveralVectorsReason = "several vectors where cuBLAS's GEMM is faster";
 
 // C = alpha*op(A)*op(B) + beta*C on the host (exact on small integers, rounded once).
 template <class TAB, class TC>
@@ -575,9 +586,8 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
   const std::vector<TC> c = random_values<TC>(size_t(ldc) * n);
   const bool fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
   const bool gemv_shape = m <= kMaxGemmVectors || n <= kMaxGemmVectors;
-  const int most_vectors = ab_type == CUDA_R_32F ? 8 : kMaxGemmVectors;
-  const bool kept_by_cublas =  // several vectors of op N, or more than 8 of fp32
-      fp32_compute && gemv_shape && !vectors_served(most_vectors, ta, tb, m, n);
+  const bool kept_by_cublas =  // several vectors beyond xgemv's counts
+      fp32_compute && gemv_shape && !vectors_served(most_vectors_of(ab_type), ta, tb, m, n);
   const bool served = fp32_compute && gemv_shape && !kept_by_cublas;
   const float alpha = 2, beta = -1;
   const __half alpha_h = __float2half(2.0f), beta_h = __float2half(-1.0f);
@@ -640,10 +650,10 @@ void check_gemm_ex(cublasHandle_t handle, cudaDataType ab_type, cudaDataType c_t
 }
 
 // cublasSgemm_v2 / cublasDgemm_v2 with ops N,N and T,N of 1 column (xgemv's), 2, 8 and 16
-// (several vectors: xgemv's up to most_vectors as op T, cuBLAS's as op N and beyond), then 17 (a
+// (several vectors: xgemv's up to its count for the op and type, cuBLAS's beyond), then 17 (a
 // GEMM); the forwarded ones are compared with cuBLAS bit for bit.
 template <class T, class Gemm>
-void check_real_gemms(cublasHandle_t handle, const char *entry, Gemm gemm, int most_vectors) {
+void check_real_gemms(cublasHandle_t handle, const char *entry, Gemm gemm, MostVectors most) {
   const int m = 50, k = 30, max_n = 17;
   const std::vector<T> a = random_values<T>(m * k), b = random_values<T>(k * max_n);
   const std::vector<T> c = random_values<T>(m * max_n);
@@ -662,7 +672,7 @@ void check_real_gemms(cublasHandle_t handle, const char *entry, Gemm gemm, int m
         return status;
       };
       const bool gemv_shape = n <= kMaxGemmVectors;
-      const bool served = gemv_shape && vectors_served(most_vectors, ta, false, m, n);
+      const bool served = gemv_shape && vectors_served(most, ta, false, m, n);
       const std::string context =
           std::string(entry) + " op " + (ta ? "T" : "N") + " n=" + std::to_string(n);
       std::vector<T> got, reference;
@@ -718,8 +728,10 @@ void check_gemms(cublasHandle_t handle) {
     check_gemm_ex<__half, __half>(handle, CUDA_R_16F, CUDA_R_16F, CUBLAS_OP_T, CUBLAS_OP_N, 37, n,
                                   19, CUBLAS_COMPUTE_16F, false);
 
-  check_real_gemms<float>(handle, "cublasSgemm_v2", &cublasSgemm_v2, 8);
-  check_real_gemms<double>(handle, "cublasDgemm_v2", &cublasDgemm_v2, kMaxGemmVectors);
+  check_real_gemms<float>(handle, "cublasSgemm_v2", &cublasSgemm_v2,
+                          most_vectors_of(CUDA_R_32F));
+  check_real_gemms<double>(handle, "cublasDgemm_v2", &cublasDgemm_v2,
+                           most_vectors_of(CUDA_R_64F));
   cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
 }
 

@@ -370,12 +370,21 @@ TEST(GemmExRouting, SeveralColumnsOrRowsAreOneProblem) {
   EXPECT_EQ(r.x.ld, k);
   EXPECT_EQ(r.y.inc, batch);
   EXPECT_EQ(r.y.ld, 1);
-  // X column-major (4 x k) and W as op T: the rows become an op N problem, which stays with
-  // cuBLAS (its mapping is in TheVectorsAreTheColumnsOrRowsOfC).
-  EXPECT_TRUE(several_vectors_forwarded(
-      route(CUBLAS_OP_N, CUBLAS_OP_T, batch, out, k, &kOne, b, CUDA_R_16BF, batch, a,
-            CUDA_R_16BF, out, &kOne, c, CUDA_R_16BF, batch, CUBLAS_COMPUTE_32F,
-            CUBLAS_GEMM_DEFAULT)));
+  // X column-major (rows x k) and W as op T: the rows become an op N problem (its mapping is
+  // in TheVectorsAreTheColumnsOrRowsOfC), served up to 8 vectors of 16-bit, then cuBLAS's.
+  for (const int64_t vectors : {batch, int64_t(12)}) {
+    const Route op_n = route(CUBLAS_OP_N, CUBLAS_OP_T, vectors, out, k, &kOne, b, CUDA_R_16BF,
+                             vectors, a, CUDA_R_16BF, out, &kOne, c, CUDA_R_16BF, vectors,
+                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (vectors > 8) {
+      EXPECT_TRUE(several_vectors_forwarded(op_n)) << reason_of(op_n);
+      continue;
+    }
+    ASSERT_TRUE(serves_as(op_n, kBf16)) << reason_of(op_n);
+    EXPECT_EQ((*op_n.problem)->trans, 'N');
+    EXPECT_EQ((*op_n.problem)->rhs_count, vectors);
+    EXPECT_EQ((*op_n.problem)->a.data, a);
+  }
   // 17 x 17 is a GEMM.
   const int64_t wide = kMaxGemmVectors + 1;
   const Route gemm = route(CUBLAS_OP_T, CUBLAS_OP_N, wide, wide, k, &kOne, a, CUDA_R_16BF, k, b,
@@ -446,31 +455,33 @@ TEST(GemmExRouting, DgemmIsGemmExWith64FEverywhere) {
   EXPECT_EQ(problem.a.data, a);
   EXPECT_EQ(problem.x.data, b);
   EXPECT_EQ(problem.y.data, c);
-  // Several vectors of op N, and a GEMM, stay with cuBLAS.
-  EXPECT_TRUE(several_vectors_forwarded(
-      route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 5, &one, a, 8, b, 5, &one, c, 8)));
+  // Several vectors of op N are served too (the fp64 tensor cores); a GEMM stays with cuBLAS.
+  const Route op_n = route(CUBLAS_OP_N, CUBLAS_OP_N, 8, 16, 4, &one, a, 8, b, 4, &one, c, 8);
+  ASSERT_TRUE(serves_as(op_n, kDouble)) << reason_of(op_n);
+  EXPECT_EQ((*op_n.problem)->trans, 'N');
+  EXPECT_EQ((*op_n.problem)->rhs_count, 16);
   EXPECT_FALSE(route(CUBLAS_OP_T, CUBLAS_OP_N, 17, 17, 2, &one, a, 2, b, 2, &one, c, 17).problem);
 }
 
 // The rule for several vectors, over every op pair, served type combination and vector count:
-// xgemv serves a GEMM of 2..16 columns or rows when the problem it maps to is transposed (op T:
-// columns with op(A) = A^T, rows with op(B) = B), with up to 16 vectors of 16-bit A and B (C of
-// that type or fp32) or of fp64, and up to 8 of fp32; several-vector problems of op N, and more
-// than 8 fp32 vectors, stay with cuBLAS, whose GEMM is faster there. One column or one row is
-// served for every served type and op.
-TEST(GemmExRouting, SeveralVectorsAreServedAsOpT) {
+// xgemv serves a GEMM of 2..16 columns or rows as one problem, transposed (op T: columns with
+// op(A) = A^T, rows with op(B) = B) or not (op N), up to a count by op and type: op T 16 of
+// 16-bit A and B (C of that type or fp32) or of fp64, 8 of fp32; op N 16 of fp64, 8 of 16-bit,
+// none of fp32. Beyond them cuBLAS's GEMM is faster and keeps the call. One column or one row
+// is served for every served type and op.
+TEST(GemmExRouting, SeveralVectorsAreServedUpToACountByOpAndType) {
   static char a[16], b[16], out[16];
   const struct {
     cudaDataType ab, c;
     cublasComputeType_t compute;
     ElementTypes types;
-    int64_t most_vectors;
-  } types[] = {{CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kFloat, 8},
-               {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, kDouble, 16},
-               {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, kHalf, 16},
-               {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, kBf16, 16},
-               {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kHalfToFloat, 16},
-               {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, kBf16ToFloat, 16}};
+    int64_t most_op_t, most_op_n;
+  } types[] = {{CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kFloat, 8, 1},
+               {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, kDouble, 16, 16},
+               {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, kHalf, 16, 8},
+               {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, kBf16, 16, 8},
+               {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kHalfToFloat, 16, 8},
+               {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, kBf16ToFloat, 16, 8}};
   // C's shape, and whether the vectors are its columns (else its rows): one column, one row
   // (also of a C with 2..16 columns), 2..16 columns (m up to 16 too), 2..16 rows of a wide C.
   const struct {
@@ -494,7 +505,7 @@ TEST(GemmExRouting, SeveralVectorsAreServedAsOpT) {
           // Columns: y_j = op(A) * x_j, transposed when op(A) is. Rows: y_i = op(B)^T * x_i,
           // transposed when op(B) is B.
           const bool transposed = s.columns ? ta : !tb;
-          const bool expect_served = vectors == 1 || (transposed && vectors <= t.most_vectors);
+          const bool expect_served = vectors <= (transposed ? t.most_op_t : t.most_op_n);
           const std::string call = "types " + std::to_string(t.ab) + "->" + std::to_string(t.c) +
                                    " ops " + std::to_string(op_a) + "," + std::to_string(op_b) +
                                    " m " + std::to_string(s.m) + " n " + std::to_string(s.n);
@@ -507,7 +518,7 @@ TEST(GemmExRouting, SeveralVectorsAreServedAsOpT) {
           const GemvProblem &p = **verdict.problem;
           EXPECT_EQ(p.rhs_count, vectors) << call;
           EXPECT_EQ(p.a.data, s.columns ? static_cast<const void *>(a) : b) << call;
-          if (vectors > 1) EXPECT_EQ(p.trans, 'T') << call;
+          if (vectors > 1) EXPECT_EQ(p.trans, transposed ? 'T' : 'N') << call;
           ++served;
         }
       }
@@ -515,10 +526,14 @@ TEST(GemmExRouting, SeveralVectorsAreServedAsOpT) {
   }
   // Per type 12 shapes x 9 op pairs: the 3 one-vector shapes are served for every pair. Of the
   // several-vector shapes (5 of columns, of which 3 have at most 8; 4 of rows, 2 with at most
-  // 8), a 16-bit or fp64 type serves those of columns for the 6 pairs with op(A) = A^T and
-  // those of rows for the 3 with op(B) = B; fp32 only those of at most 8 vectors.
-  EXPECT_EQ(served, 6 * 3 * 9 + 5 * (5 * 6 + 4 * 3) + (3 * 6 + 2 * 3));
-  EXPECT_EQ(forwarded, 5 * (5 * 3 + 4 * 6) + (9 * 9 - (3 * 6 + 2 * 3)));
+  // 8), op T takes those of columns for the 6 pairs with op(A) = A^T and those of rows for the
+  // 3 with op(B) = B, op N those of columns for the 3 others and of rows for the 6 others.
+  // Served: op T every one in 16-bit and fp64 (5 types), those of at most 8 vectors in fp32;
+  // op N every one in fp64, those of at most 8 in 16-bit (4 types).
+  EXPECT_EQ(served, 6 * 3 * 9 + 5 * (5 * 6 + 4 * 3) + (3 * 6 + 2 * 3) + (5 * 3 + 4 * 6) +
+                        4 * (3 * 3 + 2 * 6));
+  // Forwarded: op N in fp32, op N beyond 8 vectors in 16-bit, op T beyond 8 in fp32.
+  EXPECT_EQ(forwarded, (5 * 3 + 4 * 6) + 4 * (2 * 3 + 2 * 6) + (2 * 6 + 2 * 3));
 
   // The Sgemm entry point follows the same rule: 4 fp32 vectors are served as op T and
   // forwarded as op N.

@@ -13,8 +13,9 @@
 // forwarded calls must give cuBLASLt's bits. Covered: bf16, fp16, fp16 -> fp32, fp32 and fp64,
 // 1..16 columns, the bias and default epilogues, beta 1 in place, a row-major A, strided
 // batches with one bias, C apart from D (beta 0: served; beta 1: forwarded), device scalars,
-// graph capture, and the forwarded kinds (another epilogue, a GEMM, more than 8 fp32 vectors, op N
-// several vectors), then cublasLtDestroy releasing the xgemv handles. Exits 77 without a GPU.
+// graph capture, op N with several vectors (bf16 4 columns, fp64 16), and the forwarded kinds
+// (another epilogue, a GEMM, more than 8 fp32 vectors, more than 8 bf16 vectors of op N), then
+// cublasLtDestroy releasing the xgemv handles. Exits 77 without a GPU.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -256,7 +257,18 @@ void check_matmuls(cublasLtHandle_t handle) {
   graph.detail = " nrhs=4 bias ";
   check_case<bf16, bf16, float>(handle, CUBLAS_COMPUTE_32F, graph);
 
-  // Forwarded: another epilogue, a GEMM, more than 8 fp32 vectors, several op N vectors.
+  // Op N with several vectors: up to 8 of 16-bit, 16 of fp64.
+  MatmulCase op_n_four{"bf16 op N, 4 columns", 256, 4, 128};
+  op_n_four.trans_a = CUBLAS_OP_N;
+  op_n_four.detail = " nrhs=4 bias ";
+  check_case<bf16, bf16, float>(handle, CUBLAS_COMPUTE_32F, op_n_four);
+  MatmulCase op_n_fp64{"fp64 op N, 16 columns", 300, 16, 200};
+  op_n_fp64.trans_a = CUBLAS_OP_N;
+  op_n_fp64.detail = " nrhs=16 bias ";
+  check_case<double, double, double>(handle, CUBLAS_COMPUTE_64F, op_n_fp64);
+
+  // Forwarded: another epilogue, a GEMM, more than 8 fp32 vectors, more than 8 16-bit vectors of
+  // op N.
   MatmulCase relu{"bf16 RELU_BIAS epilogue", 256, 2, 128};
   relu.epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
   relu.served = false;
@@ -270,7 +282,7 @@ void check_matmuls(cublasLtHandle_t handle) {
   fp32_several.served = false;
   fp32_several.detail = "several vectors";
   check_case<float, float, float>(handle, CUBLAS_COMPUTE_32F, fp32_several);
-  MatmulCase op_n{"bf16 op N, 4 columns", 256, 4, 128};
+  MatmulCase op_n{"bf16 op N, 12 columns", 256, 12, 128};
   op_n.trans_a = CUBLAS_OP_N;
   op_n.served = false;
   op_n.detail = "several vectors";

@@ -8,9 +8,10 @@
 //    compute type of the CUBLAS_COMPUTE_32F family and C of that type or 32F, or are 64F with
 //    CUBLAS_COMPUTE_64F[_PEDANTIC] and C 64F, both ops are N, T or C, the GEMM is valid
 //    (Reference sgemm.f leading dimensions) with m, n, k > 0, C has at most 16 columns or at
-//    most 16 rows, and, where that gives several vectors, the GEMV is transposed (columns with
-//    op(A) T or C, rows with op(B) N) and, for fp32 A and B, of at most 8 vectors: op N problems
-//    and more fp32 vectors stay with cuBLAS. The served GEMV is one
+//    most 16 rows, and, where that gives several vectors, they are at most a count by the GEMV's
+//    op and A's type: transposed (columns with op(A) T or C, rows with op(B) N) 8 of fp32 and 16
+//    of the others, op N 16 of fp64, 8 of 16-bit and none of fp32; more stay with cuBLAS. The
+//    served GEMV has that op, and is one
 //    problem whose vectors are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows
 //    otherwise; it must compute exactly the GEMM's sums: the same output elements, each the sum
 //    over the same k index of the same (A, B) element pairs (checked for every element of small
@@ -193,6 +194,11 @@ constexpr int64_t kMaxVectors = 16;
 // Whether the GEMV's vectors are C's columns (else its rows).
 bool vectors_are_columns(const Gemm &g) { return g.n == 1 || (g.m != 1 && g.n <= kMaxVectors); }
 
+// Whether the GEMM's GEMV is transposed: op(A) = A^T over C's columns, op(B) = B over its rows.
+bool gemv_transposed(const Gemm &g) {
+  return vectors_are_columns(g) ? blas_op_name(g.transa) != 'N' : blas_op_name(g.transb) == 'N';
+}
+
 // Whether xgemv must serve the GEMM (see the top of the file).
 bool gemm_served(const Gemm &g) {
   const char ta = blas_op_name(g.transa), tb = blas_op_name(g.transb);
@@ -202,13 +208,13 @@ bool gemm_served(const Gemm &g) {
   if (g.lda < std::max<int64_t>(1, rows_a) || g.ldb < std::max<int64_t>(1, rows_b) ||
       g.ldc < std::max<int64_t>(1, g.m))
     return false;
-  // Several vectors: only on a transposed GEMV (y_j = A^T x_j over C's columns, y_i = B^T x_i
-  // over its rows), at most 8 of fp32.
-  const bool columns = vectors_are_columns(g);
-  const int64_t vectors = columns ? g.n : g.m;
-  if (vectors == 1) return true;
-  if (g.a_type == CUDA_R_32F && vectors > 8) return false;
-  return columns ? ta != 'N' : tb == 'N';
+  // Several vectors, up to a count by op and type: a transposed GEMV (y_j = A^T x_j over C's
+  // columns, y_i = B^T x_i over its rows) 8 of fp32, 16 of the others; an op N one 16 of fp64,
+  // 8 of 16-bit, none of fp32.
+  const int64_t vectors = vectors_are_columns(g) ? g.n : g.m;
+  const bool fp32 = g.a_type == CUDA_R_32F, fp64 = g.a_type == CUDA_R_64F;
+  const int64_t most = gemv_transposed(g) ? (fp32 ? 8 : 16) : (fp64 ? 16 : fp32 ? 1 : 8);
+  return vectors <= most;
 }
 
 // The element type a served GemmEx operand of `type` has (only served types reach this).
@@ -363,7 +369,7 @@ void fuzz_gemm(FuzzedDataProvider &data, GemmEntry entry) {
           int(g.b_type), int(g.c_type), int(g.compute_type),
           verdict.forward_reason ? verdict.forward_reason : "no reason");
   const GemvProblem &call = **verdict.problem;
-  require(call.rhs_count == 1 || call.transposed(), "GEMM: several vectors served as op N");
+  require(call.transposed() == gemv_transposed(g), "GEMM: the GEMV served has another op");
   check_gemv_of_gemm(g, call, p, data);
 }
 
@@ -558,8 +564,8 @@ void fuzz_lt_matmul(FuzzedDataProvider &data) {
           "cublasLtMatmul: the bias served is not the call's");
   require(served.batch_count == call.d_layout.batch_count,
           "cublasLtMatmul: the batch served is not the call's");
-  require(served.rhs_count == 1 || served.transposed(),
-          "cublasLtMatmul: several vectors served as op N");
+  require(served.transposed() == gemv_transposed(lt.gemm),
+          "cublasLtMatmul: the GEMV served has another op");
   if (!one_item) {
     const bool matrix_is_b = served.a.data == p.x;
     require(served.a.stride == (matrix_is_b ? call.b_layout : call.a_layout).batch_stride &&
