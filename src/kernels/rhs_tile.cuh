@@ -74,17 +74,15 @@ __device__ __forceinline__ bool vectors_aligned(const T *base, int64_t ld, int b
 // kOutputs, output i % kOutputs). On entry sums[w] holds warp w's sums; they are added in warp
 // order (into sums[0]), combined across splits, and stored for the outputs [first_output,
 // y_length) and vectors [0, vectors): y of output o, vector c at y + o * inc + c * ld. Every
-// thread of the block calls it. Only the pass's vectors are added and combined, unless
-// kAllVectors: t_fma's 8-vector instance ran 20% slower with that run-time count than with all
-// kMaxRhsPerPass (its 1-4-vector ones 5-8% faster; H200, 25 llm shapes), a cause not yet found.
-template <int kOutputs, int kWarps, int kThreads, bool kAllVectors = false, class TY, class S>
+// thread of the block calls it. Only the pass's vectors are added and combined.
+template <int kOutputs, int kWarps, int kThreads, class TY, class S>
 __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64_t tile,
                                                 S (&sums)[kWarps][kOutputs * kMaxRhsPerPass],
                                                 TY *y, int64_t first_output, int64_t vectors,
                                                 S alpha, S beta) {
   constexpr int kValues = kOutputs * kMaxRhsPerPass;
   const GemvProblem &p = args.problem;
-  const int used = kAllVectors ? kValues : int(vectors) * kOutputs;  // the values combined
+  const int used = int(vectors) * kOutputs;  // the values of the pass's vectors
   __syncthreads();
   if constexpr (kWarps > 1) {
     for (int i = threadIdx.x; i < used; i += kThreads) {

@@ -56,11 +56,7 @@ struct GemvNMmaTile {
     return kLaneBytesInFlight > chunk_bytes ? kLaneBytesInFlight / chunk_bytes : 1;
   }
 
-  static bool implements(const GemvProblem &p) {
-    const bool mma_type = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16 ||
-                          p.types.a == ElementType::kF64;
-    return !p.transposed() && mma_type && p.types.x == p.types.a;
-  }
+  static bool implements(const GemvProblem &p) { return !p.transposed() && has_mma_step(p); }
 
   // A block's outputs: 8 x E a warp.
   static int64_t tile_outputs(const GemvProblem &p) {
@@ -206,21 +202,10 @@ template <class Block16Bit, class BlockFp64>
 template <class TA, class TX, class TY, class S>
 cudaError_t GemvNMmaTile<Block16Bit, BlockFp64>::launch(
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
-  constexpr bool mma_type = std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16> ||
-                            std::is_same_v<TA, double>;
-  if constexpr (std::is_same_v<TA, TX> && mma_type &&
-                std::is_same_v<typename kernels::MmaStep<TA>::Sum, S>) {
-    return for_each_rhs_launch<TA, TX, TY>(
-        problem, plan, tile_outputs(problem) * kernels::kMaxRhsPerPass, int(sizeof(S)),
-        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-          return kernels::launch_kernel(pass.rhs_count <= 8
-                                            ? &kernels::gemv_n_mma<TA, TY, S, GemvNMmaTile, 1>
-                                            : &kernels::gemv_n_mma<TA, TY, S, GemvNMmaTile, 2>,
-                                        pass, pass_plan, context);
-        });
-  } else {
-    return cudaErrorNotSupported;  // not implemented for these types: never chosen
-  }
+  return launch_mma_passes<TA, TX, TY, S>(
+      problem, plan, context, tile_outputs(problem) * kernels::kMaxRhsPerPass, [](auto sides) {
+        return &kernels::gemv_n_mma<TA, TY, S, GemvNMmaTile, decltype(sides)::value>;
+      });
 }
 
 // Measured on the H200 (op N, bf16 and fp64, the 25 llm shapes, 1 / 2 / 4 / 8 / 16 vectors,

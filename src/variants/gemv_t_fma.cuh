@@ -153,8 +153,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
         if (c % 4 == quad_lane)
           tile_sums[0][c * kOutputs + warp_first + 8 * r] =
               c < kVectors ? acc[r][c < kVectors ? c : 0] : S(0);
-    finish_rhs_tile<kOutputs, 1, Variant::kThreads, /*kAllVectors=*/true>(
-        args, b * gridDim.x + blockIdx.x, tile_sums, y, j0, p.rhs_count, alpha, beta);
+    finish_rhs_tile<kOutputs, 1, Variant::kThreads>(args, b * gridDim.x + blockIdx.x, tile_sums,
+                                                    y, j0, p.rhs_count, alpha, beta);
   }
 }
 

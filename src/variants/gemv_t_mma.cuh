@@ -32,11 +32,7 @@ struct GemvTMmaTile {
   static constexpr VariantName kName = variant_name("t_mma", kernels::kMaxRhsPerPass);
   static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
 
-  static bool implements(const GemvProblem &p) {
-    const bool mma_type = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16 ||
-                          p.types.a == ElementType::kF64;
-    return p.transposed() && mma_type && p.types.x == p.types.a;
-  }
+  static bool implements(const GemvProblem &p) { return p.transposed() && has_mma_step(p); }
 
   // Reduction elements of a chunk: 4 lanes x 16 bytes.
   static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
@@ -157,21 +153,10 @@ template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
 template <class TA, class TX, class TY, class S>
 cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::launch(
     const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
-  constexpr bool mma_type = std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16> ||
-                            std::is_same_v<TA, double>;
-  if constexpr (std::is_same_v<TA, TX> && mma_type &&
-                std::is_same_v<typename kernels::MmaStep<TA>::Sum, S>) {
-    return for_each_rhs_launch<TA, TX, TY>(
-        problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
-        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-          return kernels::launch_kernel(pass.rhs_count <= 8
-                                            ? &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 1>
-                                            : &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, 2>,
-                                        pass, pass_plan, context);
-        });
-  } else {
-    return cudaErrorNotSupported;  // not implemented for these types: never chosen
-  }
+  return launch_mma_passes<TA, TX, TY, S>(
+      problem, plan, context, int64_t(kOutputs) * kernels::kMaxRhsPerPass, [](auto sides) {
+        return &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, decltype(sides)::value>;
+      });
 }
 
 // Measured on the H200 (bf16 and fp64, 10 llm shapes, 1..16 vectors, with the unmasked whole
