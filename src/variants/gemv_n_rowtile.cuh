@@ -11,6 +11,9 @@
 
 namespace xgemv {
 
+// The narrowest row tile: 8 lanes, 128 bytes of each column.
+inline constexpr int kNarrowRowTileThreads = 8;
+
 template <int kRowThreads>
 struct GemvNRowTile {
   static constexpr int kThreads = 256;
@@ -48,11 +51,34 @@ struct GemvNRowTile {
             split};
   }
 
-  // Whole row tiles, and splits long enough to pay for their partial sums.
+  // Whole row tiles, and splits long enough to pay for their partial sums. A wider tile leaves
+  // the call to the narrow one where its own split would end on a long combine (each thread of
+  // a tile's last block adding kLongCombine partials or more, one after another) and the narrow
+  // one streams whole columns: with four times the tiles it needs a quarter of the splits.
+  // Measured on the H200, op N of 32-2048 MiB against 32 lanes: 16-bit at 12-37 splits +2%
+  // (up to +5.6%), fp64 64 x 1048576 (130 partials a thread) +5.4%; where fewer partials
+  // (9 or less) fell to each thread the narrow tile was no faster (fp32, fp64: -1%, down to -11%).
+  static constexpr int64_t kLongCombine = 12;
   static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
     if (p.m < tile_rows(p)) return false;
     plan = GemvNRowTile::plan(p, device);
+    if constexpr (kRowThreads > kNarrowRowTileThreads)
+      if (combine_partials_per_thread(p, plan) >= kLongCombine &&
+          GemvNRowTile<kNarrowRowTileThreads>::streams_whole_columns(p, device))
+        return false;
     return long_enough(plan.split);
+  }
+
+  // Whether every full tile of every batch item loads its columns in 16-byte slices (A and lda
+  // aligned, known here unless A comes as pointer arrays) and every column slot gets runs of
+  // kMinSplitColumns / kSlots columns or more (short n: few columns a slot, as for tall A).
+  static bool streams_whole_columns(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t bytes = element_bytes(p.types.a);
+    const bool aligned = !p.pointer_arrays() && reinterpret_cast<uintptr_t>(p.a.data) % 16 == 0 &&
+                         p.a.ld * bytes % 16 == 0 &&
+                         (p.batch_count == 1 || p.a.stride * bytes % 16 == 0);
+    return p.m >= tile_rows(p) && aligned &&
+           GemvNRowTile::plan(p, device).split.length >= kMinSplitColumns;
   }
 
   template <class TA, class TX, class TY, class S>
@@ -62,6 +88,12 @@ struct GemvNRowTile {
  private:
   static bool long_enough(const kernels::SplitPlan &split) {
     return split.count == 1 || split.length >= kMinSplitColumns;
+  }
+  // The partials one thread of a tile's last block adds up (combine_splits shares each output's
+  // splits among kThreads / tile rows threads).
+  static int64_t combine_partials_per_thread(const GemvProblem &p, const LaunchPlan &plan) {
+    const int64_t helpers = std::max<int64_t>(1, kThreads / tile_rows(p));
+    return plan.split.count == 1 ? 0 : ceil_div(plan.split.count, helpers);
   }
 };
 

@@ -54,9 +54,9 @@ using KernelVariants = VariantList<
     // down to 2 (wide matrices)
     GemvTShort, GemvTRowBlock<32>, GemvTRowBlock<16>, GemvTRowBlock<8>, GemvTRowBlock<4>,
     GemvTRowBlock<2>,
-    // op N: at most 16 rows; at most 16 columns of a tall A; then 32-lane row tiles, 8-lane
-    // tiles for short m or short n
-    GemvNRows, GemvNColumns, GemvNRowTile<32>, GemvNRowTile<8>,
+    // op N: at most 16 rows; at most 16 columns of a tall A; then 32-lane row tiles (unless
+    // their split would end on a long combine that 8-lane tiles avoid), 8-lane tiles
+    GemvNRows, GemvNColumns, GemvNRowTile<32>, GemvNRowTile<kNarrowRowTileThreads>,
     // several right-hand sides (and one, in a batch-invariant handle): 16-bit and fp64 op T and
     // op N on the tensor cores, then op T and op N on the CUDA cores for every type
     GemvTMma, GemvNMma, GemvTFma, GemvNFma,
