@@ -55,9 +55,9 @@ struct GemvNRowTile {
   // the call to the narrow one where its own split would end on a long combine (each thread of
   // a tile's last block adding kLongCombine partials or more, one after another) and the narrow
   // one streams whole columns: with four times the tiles it needs a quarter of the splits.
-  // Measured on the H200, op N of 32-2048 MiB against 32 lanes: 16-bit at 12-37 splits +2%
-  // (up to +5.6%), fp64 64 x 1048576 (130 partials a thread) +5.4%; where fewer partials
-  // (9 or less) fell to each thread the narrow tile was no faster (fp32, fp64: -1%, down to -11%).
+  // Measured on the H200, op N of 32-2048 MiB against 32 lanes alone: the 16-bit calls of 12-37
+  // splits +2-7%, fp64 64 x 1048576 (130 partials a thread) +5%; where 9 partials or fewer fell
+  // to each thread the narrow tile was no faster (fp32 and fp64 -1%, down to -11%).
   static constexpr int64_t kLongCombine = 12;
   static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
     if (p.m < tile_rows(p)) return false;
