@@ -4,9 +4,10 @@
 # Builds everything for sm_90 in build-gpu, runs every test (CPU and GPU), then the short
 # benchmark against cuBLAS (the anchors suite, whole decode steps with --suite decode --quick, and
 # the few-right-hand-side calls on the bf16, fp32 and fp64 llm shapes at nrhs 1, 2, 4, 8, 16
-# beside cuBLAS's GEMM with as many columns, op T and, in bf16 and fp64, op N, quantized weights on the llm shapes and in decode
-# steps beside cuBLAS and PyTorch's int4 kernel), the Python package's demo (python -m
-# xgemv.demo), and prints a compact SUMMARY block last. Logs go to $OUT when set.
+# beside cuBLAS's GEMM with as many columns, op T and, in bf16 and fp64, op N, quantized
+# weights on the llm shapes and in decode steps beside cuBLAS and PyTorch's int4 kernel), the
+# Python package's demo (python -m xgemv.demo), and prints a compact SUMMARY block last. Logs go
+# to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
 # (tests/hardening/gpu-sanitize.sh, reduced sizes, each GoogleTest program in 4 shards, 3/4 as
 # many processes at once as cores); the suite takes about 5 minutes on one H200 (304 s at

@@ -135,12 +135,12 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 
 // The most vectors one problem is served with, by op and A's type. Measured on the H200 over
 // the 25 llm shapes against cuBLAS's GEMM with as many columns, geo-mean (worst):
-// - op T: 16-bit on the tensor cores 1.01-1.03x at 2-8 vectors, 0.96-1.01x at 16; fp64 on the
-//   fp64 tensor cores 1.02-1.08x at 2-16 (0.94x); fp32 on the CUDA cores 1.12-1.51x at 2-8
-//   (0.93x), 0.83-0.89x at 12-16, where Sgemm stays faster;
-// - op N: 16-bit on the tensor cores 1.00-1.03x at 2-8 (0.81x), 0.93x at 16; fp64 1.08-1.14x
-//   at 2-16 (0.94x); fp32 on the CUDA cores slower at every count
-// (bench/results/h200-2026-12-04).
+// - op T: 16-bit on the tensor cores 1.07-1.08x at 2-8 vectors (0.94x), 1.00x at 16 (0.80x);
+//   fp64 on the fp64 tensor cores 1.02-1.10x at 2-16 (0.93x); fp32 on the CUDA cores
+//   1.21-1.59x at 2-8 (0.95x), 0.87x at 16, where Sgemm stays faster;
+// - op N: 16-bit on the tensor cores 1.01-1.04x at 2-8 (0.85x), 0.95x at 16; fp64 1.10-1.15x
+//   at 2-16 (0.97x); fp32 on the CUDA cores slower at every count
+// (bench/results/h200-2026-12-04/gpu-suite-ad28039).
 namespace {
 int64_t served_vectors(const GemvProblem &gemv) {
   const ElementType a = gemv.types.a;

@@ -69,15 +69,11 @@ struct GemvNRowTile {
     return long_enough(plan.split);
   }
 
-  // Whether every full tile of every batch item loads its columns in 16-byte slices (A and lda
-  // aligned, known here unless A comes as pointer arrays) and every column slot gets runs of
-  // kMinSplitColumns / kSlots columns or more (short n: few columns a slot, as for tall A).
+  // Whether every full tile of every batch item loads its columns in 16-byte slices and every
+  // column slot gets runs of kMinSplitColumns / kSlots columns or more (short n: few columns a
+  // slot, as for tall A).
   static bool streams_whole_columns(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t bytes = element_bytes(p.types.a);
-    const bool aligned = !p.pointer_arrays() && reinterpret_cast<uintptr_t>(p.a.data) % 16 == 0 &&
-                         p.a.ld * bytes % 16 == 0 &&
-                         (p.batch_count == 1 || p.a.stride * bytes % 16 == 0);
-    return p.m >= tile_rows(p) && aligned &&
+    return p.m >= tile_rows(p) && a_columns_aligned_16(p) &&
            GemvNRowTile::plan(p, device).split.length >= kMinSplitColumns;
   }
 

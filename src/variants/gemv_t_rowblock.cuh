@@ -63,11 +63,10 @@ struct GemvTRowBlock {
   // the 64-register cap of the launch bounds (ptxas), so those types keep the general one.
   static bool aligned_operands(const GemvProblem &p, const LaunchPlan &plan) {
     const int64_t bytes = element_bytes(p.types.a);
-    const auto aligned = [](const void *q) { return reinterpret_cast<uintptr_t>(q) % 16 == 0; };
     const auto whole = [&](int64_t elements) { return elements * bytes % 16 == 0; };
-    return bytes == 2 && !p.pointer_arrays() && p.x.array == nullptr && p.x.inc == 1 &&
-           aligned(p.a.data) && aligned(p.x.data) && whole(p.a.ld) && whole(plan.split.length) &&
-           (p.batch_count == 1 || (whole(p.a.stride) && whole(p.x.stride)));
+    return bytes == 2 && a_columns_aligned_16(p) && p.x.array == nullptr && p.x.inc == 1 &&
+           reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 && whole(plan.split.length) &&
+           (p.batch_count == 1 || whole(p.x.stride));
   }
 
   template <class TA, class TX, class TY, class S>

@@ -92,4 +92,13 @@ constexpr int a_elements_per_16_bytes(const GemvProblem &problem) {
   return 16 / element_bytes(problem.types.a);
 }
 
+// Whether every column of A starts 16-byte aligned in every batch item (known on the host unless
+// A comes as pointer arrays): columns then move in 16-byte loads from their first element.
+inline bool a_columns_aligned_16(const GemvProblem &problem) {
+  const int64_t bytes = element_bytes(problem.types.a);
+  return !problem.pointer_arrays() && reinterpret_cast<uintptr_t>(problem.a.data) % 16 == 0 &&
+         problem.a.ld * bytes % 16 == 0 &&
+         (problem.batch_count == 1 || problem.a.stride * bytes % 16 == 0);
+}
+
 }  // namespace xgemv
