@@ -176,12 +176,8 @@ __global__ void __launch_bounds__(32 * Variant::template Block<sizeof(TA)>::kWar
       for (; k < k1; k += kReductionWarps * kWarpStep) warp_step(k, std::false_type{});
     }
     // d[s][g]: outputs kElems * quad + 2 * s (+ 1 for r >= 2) of the warp's, vectors g * 8 +
-    // 2 * quad_lane + r % 2.
+    // 2 * quad_lane + r % 2 (every vector of the pass: the combine reads no other).
     S *sums = warp_sums[warp_reduction] + warp_outputs * kWarpOutputs;
-#pragma unroll
-    for (int i = lane; i < kWarpOutputs * kMaxRhsPerPass; i += 32)
-      sums[i / kWarpOutputs * kBlockOutputs + i % kWarpOutputs] = S(0);
-    __syncwarp();
 #pragma unroll
     for (int s = 0; s < kTiles; ++s)
 #pragma unroll

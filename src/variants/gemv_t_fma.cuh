@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
       for (; k < k1; k += kWarpStep) warp_step(k, std::false_type{});
     }
     // The quad's sums (a fixed butterfly); lane quad_lane publishes the vectors c with
-    // c % 4 == quad_lane, and zeros for those past kVectors.
+    // c % 4 == quad_lane (the pass has no more than kVectors; the combine reads no other).
 #pragma unroll
     for (int r = 0; r < kColumns; ++r)
 #pragma unroll
@@ -149,10 +149,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
 #pragma unroll
     for (int r = 0; r < kColumns; ++r)
 #pragma unroll
-      for (int c = 0; c < kMaxRhsPerPass; ++c)
-        if (c % 4 == quad_lane)
-          tile_sums[0][c * kOutputs + warp_first + 8 * r] =
-              c < kVectors ? acc[r][c < kVectors ? c : 0] : S(0);
+      for (int c = 0; c < kVectors; ++c)
+        if (c % 4 == quad_lane) tile_sums[0][c * kOutputs + warp_first + 8 * r] = acc[r][c];
     finish_rhs_tile<kOutputs, 1, Variant::kThreads>(args, b * gridDim.x + blockIdx.x, tile_sums,
                                                     y, j0, p.rhs_count, alpha, beta);
   }

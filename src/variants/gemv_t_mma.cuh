@@ -131,10 +131,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
         for (; k + kWarpStep <= k1; k += kWarps * kWarpStep) warp_step(k, std::true_type{});
       for (; k < k1; k += kWarps * kWarpStep) warp_step(k, std::false_type{});
     }
-    // d[g]: rows quad and quad + 8, vectors g * 8 + 2 * quad_lane + {0, 1}.
-#pragma unroll
-    for (int i = 0; i < kOutputs * kMaxRhsPerPass; i += 32) warp_sums[warp][i + lane] = S(0);
-    __syncwarp();
+    // d[g]: rows quad and quad + 8, vectors g * 8 + 2 * quad_lane + {0, 1} (every vector of
+    // the pass: the combine reads no other).
 #pragma unroll
     for (int g = 0; g < kVectorSides; ++g)
 #pragma unroll
