@@ -26,6 +26,26 @@ __device__ __forceinline__ S sum_splits(const S *p, int64_t stride, int first, i
   return total;
 }
 
+// A block's share of a split plan: its output tile, its split of that tile's reduction (of
+// `count`, `length` elements each), and the tile's place among a batch item's tiles (its
+// counter and partials in the workspace): from the block's grid position (grid.y's split), or
+// for a block of a split tail, from its place on grid.x.
+struct BlockSplit {
+  int64_t tile;
+  int split, count;
+  int64_t length;
+  int64_t combine_tile;
+};
+__device__ __forceinline__ BlockSplit block_split(const SplitPlan &plan) {
+  const SplitTail &tail = plan.tail;
+  if (tail.count == 1 || blockIdx.x < unsigned(tail.first_tile))
+    return {int64_t(blockIdx.x), int(blockIdx.y), plan.count, plan.length, int64_t(blockIdx.x)};
+  const unsigned in_tail = blockIdx.x - unsigned(tail.first_tile);
+  const unsigned tile = in_tail / unsigned(tail.count);
+  return {tail.first_tile + int64_t(tile), int(in_tail - tile * unsigned(tail.count)), tail.count,
+          tail.length, int64_t(tile)};
+}
+
 // Split-reduction combine for one output tile of kTileOutputs values. On entry `values`
 // (shared memory) holds this block's partial sums. Every split block publishes them; the last
 // block to arrive (per-tile counter) sums all splits in a fixed order, which makes the result

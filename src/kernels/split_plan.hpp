@@ -22,11 +22,21 @@ struct SplitWorkspace {
 inline constexpr std::size_t kSplitPartialBytes = std::size_t(8) << 20;
 inline constexpr int64_t kSplitTileCounters = int64_t(1) << 16;
 
+// A split tail (plan_split_tail): grid.x's tiles from first_tile on are the last, thin wave's,
+// each split into `count` blocks of `length` reduction elements (the last one shorter), which
+// follow the whole tiles' blocks on grid.x; one split means no tail.
+struct SplitTail {
+  int first_tile = 0;
+  int count = 1;
+  int64_t length = 0;
+};
+
 // grid.y blocks of `length` reduction elements each (the last one shorter); one split means no
-// workspace traffic.
+// workspace traffic. A plan of one split may have a tail instead.
 struct SplitPlan {
   int count = 1;
   int64_t length = 0;
+  SplitTail tail;
 };
 
 // The split model below. A wave of blocks takes time in proportion to its blocks once each SM
@@ -97,6 +107,51 @@ inline SplitPlan plan_split(int64_t tiles, int64_t batch, int64_t length,
   split.length = ceil_div(ceil_div(length, ksplit), granule) * granule;
   split.count = int(ceil_div(length, split.length));
   return split;
+}
+
+// The tiles of a thin last wave after whole waves (one batch item) are split across the slots
+// the whole waves free: such a wave costs as much as a saturating one (the model above) while
+// moving a sliver of the bytes. The tiles before it stay whole. As for plan_split: pieces of
+// whole granules, the count of least modelled time (the smallest on ties) within one wave of
+// tail blocks and the workspace, and only where it promises 1/16 less time; otherwise no tail.
+// The model overrates a thin wave of whole tiles, which start one by one as the whole waves'
+// blocks finish and stream faster than a full wave's; so a tail must also shorten those tiles
+// by kSplitTailMinSavedGranules, in pieces of kSplitTailMinGranules. Measured on the H200
+// (32-lane row blocks, 16 bits, op T): tiles of 4, 5 and 8 granules shortened by 2-4 ran
+// 1.4-7% slower than no tail (3584 x 4608, 5120 x 5120, 8192 x 4608); tiles of 13-28 granules
+// shortened by 8-18, in pieces of 4-10, ran 4-10% faster (13000 x 4608 to 28672 x 5120).
+inline constexpr int64_t kSplitTailMinGranules = 4;
+inline constexpr int64_t kSplitTailMinSavedGranules = 6;
+inline SplitTail plan_split_tail(int64_t tiles, int64_t batch, int64_t length, int64_t granule,
+                                 int64_t tile_outputs, int64_t sm_count, int64_t blocks_per_sm,
+                                 int accumulator_bytes) {
+  const BlockSlots slots = block_slots(sm_count, blocks_per_sm);
+  const int64_t tail_tiles = tiles % slots.slots, whole_tiles = tiles - tail_tiles;
+  if (batch != 1 || whole_tiles == 0 || tail_tiles == 0 || tail_tiles > kSplitTileCounters ||
+      length == 0)
+    return {};
+  const int64_t granules = ceil_div(length, granule);
+  const auto time = [&](int64_t tail_count) {
+    const int64_t piece = ceil_div(granules, tail_count);
+    return modelled_split_time(whole_tiles, granules, slots) +
+           modelled_split_time(tail_tiles * ceil_div(granules, piece), piece, slots);
+  };
+  const int64_t most = std::min({granules / kSplitTailMinGranules, slots.slots / tail_tiles,
+                                 int64_t(kSplitPartialBytes / std::size_t(accumulator_bytes)) /
+                                     (tail_tiles * tile_outputs)});
+  int64_t count = 1, best = time(1);
+  for (int64_t candidate = 2; candidate <= most; ++candidate)
+    if (granules - ceil_div(granules, candidate) >= kSplitTailMinSavedGranules &&
+        time(candidate) < best) {
+      count = candidate;
+      best = time(candidate);
+    }
+  if (best * kSplitGainDen >= time(1) * kSplitGainNum) return {};
+  SplitTail tail;
+  tail.first_tile = int(whole_tiles);
+  tail.length = ceil_div(granules, count) * granule;
+  tail.count = int(ceil_div(length, tail.length));
+  return tail;
 }
 
 }  // namespace kernels

@@ -34,14 +34,28 @@ struct GemvTRowBlock {
     return p.transposed() && element_bytes(p.types.a) == element_bytes(p.types.x);
   }
 
+  // A reduction that fills no more waves is split over grid.y. Otherwise the tiles of a thin
+  // last wave may be split over the slots the whole waves free (a tail after them on grid.x),
+  // where the aligned instance runs: its tail instance has the registers for the tail's
+  // arithmetic, the general one has not (ptxas: 8-40 more bytes of spills in every type), and
+  // the other instances leave it out (in the aligned one it cost 1-3% on the H200, by its
+  // effect on the allocation alone).
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     const int64_t tiles = ceil_div(p.n, kOutputs);
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, p.batch_count, p.m,
-        int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p), kOutputs,
-        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
-            split};
+    const int64_t granule = int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p);
+    LaunchPlan plan{dim3(unsigned(tiles), 1, grid_z(p.batch_count)), dim3(kThreads), {}};
+    plan.split = kernels::plan_split(tiles, p.batch_count, p.m, granule, kOutputs,
+                                     device.sm_count, kBlocksPerSm, kSplitWaves,
+                                     element_bytes(p.types.scalar));
+    plan.grid.y = unsigned(plan.split.count);
+    if (plan.split.count > 1 || !aligned_operands(p, plan)) return plan;
+    LaunchPlan tailed = plan;
+    tailed.split.tail = kernels::plan_split_tail(tiles, p.batch_count, p.m, granule, kOutputs,
+                                                 device.sm_count, kBlocksPerSm,
+                                                 element_bytes(p.types.scalar));
+    const kernels::SplitTail &tail = tailed.split.tail;
+    tailed.grid.x = unsigned(tail.first_tile + (tiles - tail.first_tile) * tail.count);
+    return tail.count > 1 && aligned_operands(p, tailed) ? tailed : plan;
   }
 
   // As many lanes per output as still give each lane kMinUnrolledSteps unrolled steps of
@@ -66,6 +80,7 @@ struct GemvTRowBlock {
     const auto whole = [&](int64_t elements) { return elements * bytes % 16 == 0; };
     return bytes == 2 && a_columns_aligned_16(p) && p.x.array == nullptr && p.x.inc == 1 &&
            reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 && whole(plan.split.length) &&
+           whole(plan.split.tail.length) &&
            (p.batch_count == 1 || whole(p.x.stride));
   }
 
@@ -77,7 +92,7 @@ struct GemvTRowBlock {
 namespace kernels {
 
 template <class TA, class TX, class TY, class S, int kGroup, bool kEarlyStart,
-          bool kAlignedOperands>
+          bool kAlignedOperands, bool kSplitTail>
 __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
                                   GemvTRowBlock<kGroup>::kBlocksPerSm)
     gemv_t_rowblock(const KernelArgs<S> args) {
@@ -89,11 +104,16 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
 
   const int lane = threadIdx.x % kGroup;
   const int slot = threadIdx.x / kGroup;
-  const int64_t j = int64_t(blockIdx.x) * kOutputs + slot;
+  // The block's tile and split: in the kSplitTail instance, possibly a tail's (plan); in the
+  // others, grid.x and grid.y's, in expressions of their own (the same code as before tails).
+  const auto block = [&] { return block_split(args.split); };
+  const int64_t tile_x = kSplitTail ? block().tile : int64_t(blockIdx.x);
+  const int64_t j = tile_x * kOutputs + slot;
   const bool has_output = j < p.n;
-  const int split = blockIdx.y;
-  const int64_t k0 = split * args.split.length;
-  const int64_t k1 = min(p.m, k0 + args.split.length);
+  const int split = kSplitTail ? block().split : int(blockIdx.y);
+  const int64_t split_length = kSplitTail ? block().length : args.split.length;
+  const int64_t k0 = split * split_length;
+  const int64_t k1 = min(p.m, k0 + split_length);
   __shared__ S block_dots[kOutputs];
 
   // Where this lane's reduction runs in batch item b: columns of a misaligned A (odd lda, offset
@@ -191,11 +211,12 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
 
     if (lane == 0) block_dots[slot] = dot;
     __syncthreads();
-    const int64_t tile = b * gridDim.x + blockIdx.x;
-    if (args.split.count == 1 ||
-        combine_splits<kOutputs, Variant::kThreads>(args.workspace, tile, args.split.count, split,
+    const int64_t tile = b * gridDim.x + (kSplitTail ? block().combine_tile : blockIdx.x);
+    const int split_count = kSplitTail ? block().count : args.split.count;
+    if (split_count == 1 ||
+        combine_splits<kOutputs, Variant::kThreads>(args.workspace, tile, split_count, split,
                                                     block_dots)) {
-      const int64_t jj = int64_t(blockIdx.x) * kOutputs + threadIdx.x;
+      const int64_t jj = (kSplitTail ? block().tile : int64_t(blockIdx.x)) * kOutputs + threadIdx.x;
       if (threadIdx.x < kOutputs && jj < p.n)
         store_output(y + jj * p.y.inc, block_dots[threadIdx.x], alpha, beta, bias_at<TY>(p, jj));
     }
@@ -220,14 +241,16 @@ cudaError_t GemvTRowBlock<kGroup>::launch(const GemvProblem &problem, const Laun
                                           const LaunchContext &context) {
   using kernels::gemv_t_rowblock;
   constexpr bool kHasAligned = sizeof(TA) == 2;  // see aligned_operands
-  const bool aligned = aligned_operands(problem, plan);
+  const bool aligned = aligned_operands(problem, plan), tail = plan.split.tail.count > 1;
+  const auto instance = [&](auto early_start) {
+    constexpr bool kEarly = decltype(early_start)::value;
+    return tail      ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, kHasAligned, kHasAligned>
+           : aligned ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, kHasAligned, false>
+                     : &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, false, false>;
+  };
   return kernels::launch_kernel(
-      context.early_start
-          ? (aligned ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, true, kHasAligned>
-                     : &gemv_t_rowblock<TA, TX, TY, S, kGroup, true, false>)
-          : (aligned ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, false, kHasAligned>
-                     : &gemv_t_rowblock<TA, TX, TY, S, kGroup, false, false>),
-      problem, plan, context);
+      context.early_start ? instance(std::true_type()) : instance(std::false_type()), problem,
+      plan, context);
 }
 
 }  // namespace xgemv

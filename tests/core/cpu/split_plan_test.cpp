@@ -14,6 +14,7 @@ using xgemv::ceil_div;
 using xgemv::kernels::kMaxSplitWaves;
 using xgemv::kernels::plan_split;
 using xgemv::kernels::SplitPlan;
+using xgemv::kernels::SplitTail;
 
 constexpr int64_t kGranule = 512;
 constexpr int64_t kTileOutputs = 256;
@@ -101,6 +102,58 @@ TEST(SplitPlan, ShortOrWellFilledReductionsStayWhole) {
 TEST(SplitPlan, BatchItemsCountAsTiles) {
   EXPECT_EQ(plan(8, 1 << 20, 4, 1, /*batch=*/2).count, 33);
   EXPECT_EQ(plan(1, 1 << 20, 4, kMaxSplitWaves, /*batch=*/1056).count, 1);
+}
+
+// plan_split_tail in the units of op T's 32-lane row blocks of 16-bit elements: 8 outputs a
+// tile, granules of 1024 elements, 4 blocks an SM.
+SplitTail tail(int64_t tiles, int64_t length, int64_t batch = 1) {
+  return xgemv::kernels::plan_split_tail(tiles, batch, length, 1024, 8, kSms, 4,
+                                         kAccumulatorBytes);
+}
+
+TEST(SplitTail, AThinLastWaveAfterWholeOnesIsSplitOverTheFreedSlots) {
+  // 640 tiles on 528 slots, 14 granules each: the 112 last in 3 pieces of 5, the last one 4.
+  const SplitTail split = tail(640, 13824);
+  EXPECT_EQ(split.first_tile, 528);
+  EXPECT_EQ(split.count, 3);
+  EXPECT_EQ(split.length, 5120);
+  // 28 granules: 3 pieces of 10 (the smallest count of the least modelled time; 4 of 7 tie).
+  const SplitTail longer = tail(640, 28672);
+  EXPECT_EQ(longer.count, 3);
+  EXPECT_EQ(longer.length, 10240);
+}
+
+TEST(SplitTail, EveryTailCoversTheReductionInWholeGranulesWithinAWaveAndTheWorkspace) {
+  for (int64_t tiles : {529, 576, 700, 1100, 1600, 2700, 5000})
+    for (int64_t length : {1, 1023, 1024, 2048, 3584, 4097, 8192, 13000, 16384, 28672, 1 << 20}) {
+      SCOPED_TRACE(testing::Message() << tiles << " tiles, " << length << " long");
+      const SplitTail split = tail(tiles, length);
+      if (split.count == 1) continue;
+      const int64_t tail_tiles = tiles - split.first_tile;
+      EXPECT_EQ(split.first_tile % (kSms * 4), 0);                    // whole waves before it
+      EXPECT_GT(tail_tiles, 0);
+      EXPECT_LT(tail_tiles, kSms * 4);
+      EXPECT_EQ(split.length % 1024, 0);
+      EXPECT_GE(split.length, xgemv::kernels::kSplitTailMinGranules * 1024);
+      EXPECT_GE(ceil_div(length, 1024) - split.length / 1024,
+                xgemv::kernels::kSplitTailMinSavedGranules);                // worth a combine
+      EXPECT_GE(split.count * split.length, length);                  // covers it
+      EXPECT_LT((split.count - 1) * split.length, length);            // no empty piece
+      EXPECT_LE(tail_tiles * split.count, kSms * 4);                  // one wave of pieces
+      EXPECT_LE(tail_tiles * 8 * split.count * kAccumulatorBytes,
+                int64_t(xgemv::kernels::kSplitPartialBytes));         // partials fit
+    }
+}
+
+TEST(SplitTail, NoTailWithoutAWholeWaveAThinLastOneOrAGain) {
+  EXPECT_EQ(tail(448, 3584).count, 1);        // less than a wave
+  EXPECT_EQ(tail(1056, 3584).count, 1);       // whole waves
+  EXPECT_EQ(tail(576, 1000).count, 1);        // one granule
+  EXPECT_EQ(tail(576, 3584).count, 1);        // 4 granules: one piece of the least
+  EXPECT_EQ(tail(640, 5120).count, 1);        // 5 granules: 2 pieces of 3 (too short)
+  EXPECT_EQ(tail(576, 8192).count, 1);        // 8 granules: 2 pieces of 4 save too little
+  EXPECT_EQ(tail(2752, 32768).count, 1);      // 5.2 waves: the thin one is 4% of the time
+  EXPECT_EQ(tail(640, 13824, /*batch=*/2).count, 1);
 }
 
 TEST(SplitPlan, TooManyTilesForTheCountersStayWhole) {
