@@ -53,9 +53,10 @@ struct GemvTRowBlock {
     tailed.split.tail = kernels::plan_split_tail(tiles, p.batch_count, p.m, granule, kOutputs,
                                                  device.sm_count, kBlocksPerSm,
                                                  element_bytes(p.types.scalar));
+    // Its pieces are whole granules (16-byte steps), so the operands stay aligned.
     const kernels::SplitTail &tail = tailed.split.tail;
     tailed.grid.x = unsigned(tail.first_tile + (tiles - tail.first_tile) * tail.count);
-    return tail.count > 1 && aligned_operands(p, tailed) ? tailed : plan;
+    return tail.count > 1 ? tailed : plan;
   }
 
   // As many lanes per output as still give each lane kMinUnrolledSteps unrolled steps of
@@ -80,7 +81,6 @@ struct GemvTRowBlock {
     const auto whole = [&](int64_t elements) { return elements * bytes % 16 == 0; };
     return bytes == 2 && a_columns_aligned_16(p) && p.x.array == nullptr && p.x.inc == 1 &&
            reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 && whole(plan.split.length) &&
-           whole(plan.split.tail.length) &&
            (p.batch_count == 1 || whole(p.x.stride));
   }
 
