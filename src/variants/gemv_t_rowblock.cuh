@@ -48,12 +48,11 @@ struct GemvTRowBlock {
                                      device.sm_count, kBlocksPerSm, kSplitWaves,
                                      element_bytes(p.types.scalar));
     plan.grid.y = unsigned(plan.split.count);
-    if (plan.split.count > 1 || !aligned_operands(p, plan)) return plan;
+    if (plan.split.count > 1 || !aligned_operands(p)) return plan;
     LaunchPlan tailed = plan;
     tailed.split.tail = kernels::plan_split_tail(tiles, p.batch_count, p.m, granule, kOutputs,
                                                  device.sm_count, kBlocksPerSm,
                                                  element_bytes(p.types.scalar));
-    // Its pieces are whole granules (16-byte steps), so the operands stay aligned.
     const kernels::SplitTail &tail = tailed.split.tail;
     tailed.grid.x = unsigned(tail.first_tile + (tiles - tail.first_tile) * tail.count);
     return tail.count > 1 ? tailed : plan;
@@ -71,17 +70,17 @@ struct GemvTRowBlock {
     return true;
   }
 
-  // Whether A's columns and x start 16-byte aligned at every split of every batch item, x
-  // contiguous: the kernel instance for such calls then peels no head and reads x in aligned
-  // 16-byte loads, decided at compile time (a shorter set-up before the first loads, no branch
-  // on x's access in the loop). 16-bit elements only: the fp32 and fp64 instances spill under
+  // Whether A's columns and x start 16-byte aligned in every batch item, x contiguous: so they
+  // do at every split, whose pieces (tail pieces too) are whole granules of 16-byte steps. The
+  // kernel instance for such calls then peels no head and reads x in aligned 16-byte loads,
+  // decided at compile time (a shorter set-up before the first loads, no branch on x's access in
+  // the loop). 16-bit elements only: the fp32 and fp64 instances spill under
   // the 64-register cap of the launch bounds (ptxas), so those types keep the general one.
-  static bool aligned_operands(const GemvProblem &p, const LaunchPlan &plan) {
+  static bool aligned_operands(const GemvProblem &p) {
     const int64_t bytes = element_bytes(p.types.a);
-    const auto whole = [&](int64_t elements) { return elements * bytes % 16 == 0; };
     return bytes == 2 && a_columns_aligned_16(p) && p.x.array == nullptr && p.x.inc == 1 &&
-           reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 && whole(plan.split.length) &&
-           (p.batch_count == 1 || whole(p.x.stride));
+           reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 &&
+           (p.batch_count == 1 || p.x.stride * bytes % 16 == 0);
   }
 
   template <class TA, class TX, class TY, class S>
@@ -241,7 +240,7 @@ cudaError_t GemvTRowBlock<kGroup>::launch(const GemvProblem &problem, const Laun
                                           const LaunchContext &context) {
   using kernels::gemv_t_rowblock;
   constexpr bool kHasAligned = sizeof(TA) == 2;  // see aligned_operands
-  const bool aligned = aligned_operands(problem, plan), tail = plan.split.tail.count > 1;
+  const bool aligned = aligned_operands(problem), tail = plan.split.tail.count > 1;
   const auto instance = [&](auto early_start) {
     constexpr bool kEarly = decltype(early_start)::value;
     return tail      ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, kHasAligned, kHasAligned>
