@@ -115,14 +115,23 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     const int64_t t = min(first_tile + r, row_tiles - 1);
     codes[r] = static_cast<const uint4 *>(p.a.data) + (t * q.k_blocks + kb_begin) * kSlots + lane;
   }
-  // The warp's k-blocks i .. i + kUnroll - 1 of every tile (those past its end as zeros, never
-  // used), from `codes`, which then moves on by kUnroll k-blocks.
+  // Whole rounds of the two buffers run without per-k-block checks (below) at up to 8 vectors
+  // with groups of 64 inputs or more; elsewhere that second copy of the loop spills.
+  constexpr bool kWholeRounds = kGroups == 1 && !kShortGroups;
+  // The warp's k-blocks i .. i + kUnroll - 1 of every tile, from `codes`, which then moves on by
+  // kUnroll k-blocks. Past the warp's end nothing is used: the registers take zeros (keeping
+  // their old values live spills), except where whole rounds run, whose loop the fill would
+  // lengthen.
   const auto load_codes = [&](uint4 (&buffer)[kUnroll][kTiles], int i) {
 #pragma unroll
     for (int r = 0; r < kTiles; ++r) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-        buffer[u][r] = i + u < count ? __ldcs(codes[r] + u * kSlots) : make_uint4(0, 0, 0, 0);
+      for (int u = 0; u < kUnroll; ++u) {
+        if (!kWholeRounds)
+          buffer[u][r] = i + u < count ? __ldcs(codes[r] + u * kSlots) : make_uint4(0, 0, 0, 0);
+        else if (i + u < count)
+          buffer[u][r] = __ldcs(codes[r] + u * kSlots);
+      }
       codes[r] += kUnroll * kSlots;
     }
   };
@@ -153,8 +162,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     // B fragments of the warp's k-block i (inputs 16 s + 4 quad_lane .. + 3 of it); x_lane is
     // at that k-block, and moves on by one.
     using XWords = uint2[kSteps][kGroups];
-    const auto load_x = [&](int i, XWords &words) {
-      if (i < direct) {
+    const auto load_x = [&](int i, XWords &words, bool is_direct) {
+      if (is_direct) {
 #pragma unroll
         for (int g = 0; g < kGroups; ++g)
 #pragma unroll
@@ -226,14 +235,15 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     };
     load_group();
     begin_group();
-    // The warp's k-blocks i .. i + kUnroll - 1 from `buffer`.
-    const auto consume = [&](const uint4 (&buffer)[kUnroll][kTiles], int i0) {
+    // The warp's k-blocks i0 .. i0 + kUnroll - 1 from `buffer`; `whole`: all of them are the
+    // warp's and read x directly.
+    const auto consume = [&](const uint4 (&buffer)[kUnroll][kTiles], int i0, bool whole) {
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int i = i0 + u;
-        if (i >= count) break;
+        if (!whole && i >= count) break;
         XWords x_words;
-        load_x(i, x_words);
+        load_x(i, x_words, whole || i < direct);
 #pragma unroll
         for (int half = 0; half < (kShortGroups ? 2 : 1); ++half) {
           constexpr int kHalfSteps = kShortGroups ? kSteps / 2 : kSteps;
@@ -271,13 +281,23 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
         }
       }
     };
-    // Two buffers in turn: one streams in while the other is decoded.
-    for (int i = 0; i < count; i += 2 * kUnroll) {
+    // Two buffers in turn: one streams in while the other is decoded. Whole rounds of them run
+    // without the per-k-block checks while x is direct, then the rest.
+    int i = 0;
+    if constexpr (kWholeRounds)
+      if (direct == count)
+        for (; i + 2 * kUnroll <= count; i += 2 * kUnroll) {
+          load_codes(back, i + kUnroll);
+          consume(front, i, true);
+          load_codes(front, i + 2 * kUnroll);
+          consume(back, i + kUnroll, true);
+        }
+    for (; i < count; i += 2 * kUnroll) {
       load_codes(back, i + kUnroll);
-      consume(front, i);
+      consume(front, i, false);
       if (i + kUnroll >= count) break;
       load_codes(front, i + 2 * kUnroll);
-      consume(back, i + kUnroll);
+      consume(back, i + kUnroll, false);
     }
   }
   // acc[r][g]: outputs 16 r + quad (+ 8), vectors g * 8 + 2 quad_lane (+ 1).
@@ -360,7 +380,12 @@ cudaError_t QgemvMmaTile<kTilesPerBlock, kWarpsPerBlock, kBlocksInFlight,
 // 250 MiB of codes; 1, 4 and 16 vectors): 2 tiles of 8 warps, 2 k-blocks in flight, 2 blocks per
 // SM had the best geometric mean of the six shapes tried (1 or 2 or 4 tiles, 4 or 8 warps);
 // more splits of the reduction than whole waves need, and a ring of bulk copies into shared
-// memory (no registers in flight), were slower.
+// memory (no registers in flight), were slower. The whole rounds without per-k-block checks
+// (25 llm shapes, bf16 activations) took one vector from a mean 64-80% to 69-89% of the bound
+// on the bytes, 1.10-1.12x (4 and 8 vectors 1.10-1.14x; fp16 activations with 4-bit codes
+// 1.11x, despite a 4-byte spill there);
+// rolling each k-block's registers over as soon as it is decoded, a third buffer, and a bulk L2
+// prefetch of the scales were each slower (0.90-0.98x).
 using QgemvMma = QgemvMmaTile<2, 8, 2, 2>;
 
 }  // namespace xgemv

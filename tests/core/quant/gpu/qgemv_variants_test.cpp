@@ -95,7 +95,7 @@ std::vector<std::pair<std::string, std::vector<QuantKind>>> kinds_by_variant(xge
 // The edge set of a kind for a forced variant: outputs around the tiles of 16, inputs around the
 // k-blocks and groups, nrhs around a group of 16, the single-vector entry point, padded leading
 // dimensions, misalignment, scalar specials in both pointer modes, long reductions (one exact on
-// integer data), nrhs = 0.
+// integer data), a long share of the reduction per warp, nrhs = 0.
 std::vector<QuantCase> variant_edge_cases(const QuantKind &kind) {
   const FormatOptions &f = kind.format;
   const std::vector<int64_t> inputs = edge_inputs(f);
@@ -131,6 +131,9 @@ std::vector<QuantCase> variant_edge_cases(const QuantKind &kind) {
   minus_one.beta = ScalarChoice::half;
   add(33, by_profile<int64_t>(14336, 2048), 2);
   add(17, by_profile<int64_t>(14336, 2048), 3).integer_data = true;
+  // Outputs for a wave of blocks, so that the reduction is not split: each warp streams a long
+  // share, through its pipeline several times over and into a rest (up to 8 vectors and more).
+  for (const int64_t nrhs : {3, 9}) add(8448, 2560, nrhs);
   add(33, inputs[1], 0);
   return cases;
 }
