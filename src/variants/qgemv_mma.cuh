@@ -116,7 +116,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     codes[r] = static_cast<const uint4 *>(p.a.data) + (t * q.k_blocks + kb_begin) * kSlots + lane;
   }
   // Whole rounds of the two buffers run without per-k-block checks (below) at up to 8 vectors
-  // with groups of 64 inputs or more; elsewhere that second copy of the loop spills.
+  // with groups of 64 inputs or more; elsewhere that second copy of the loop spills 4-464 bytes
+  // (ptxas). Here it leaves 4 bytes, in the fp16-activation 4-bit instances without zero points.
   constexpr bool kWholeRounds = kGroups == 1 && !kShortGroups;
   // The warp's k-blocks i .. i + kUnroll - 1 of every tile, from `codes`, which then moves on by
   // kUnroll k-blocks. Past the warp's end nothing is used: the registers take zeros (keeping
@@ -383,9 +384,8 @@ cudaError_t QgemvMmaTile<kTilesPerBlock, kWarpsPerBlock, kBlocksInFlight,
 // memory (no registers in flight), were slower. The whole rounds without per-k-block checks
 // (25 llm shapes, bf16 activations) took one vector from a mean 64-80% to 69-89% of the bound
 // on the bytes, 1.10-1.12x (4 and 8 vectors 1.10-1.14x; fp16 activations with 4-bit codes
-// 1.11x, despite a 4-byte spill there);
-// rolling each k-block's registers over as soon as it is decoded, a third buffer, and a bulk L2
-// prefetch of the scales were each slower (0.90-0.98x).
+// 1.11x, despite their 4-byte spill); rolling each k-block's registers over as soon as it is
+// decoded, a third buffer, and a bulk L2 prefetch of the scales were each slower (0.90-0.98x).
 using QgemvMma = QgemvMmaTile<2, 8, 2, 2>;
 
 }  // namespace xgemv
