@@ -44,6 +44,9 @@ std::vector<GemvCase> edge_cases(char op) {
                    .y_misalignment = 1});
   cases.push_back({.trans = op, .m = 129, .n = 65, .batched = true, .batch_count = 3,
                    .stride_padding = 5});
+  // Reductions that leave 1 to 3 whole 16-byte steps after the unrolled ones, and then a masked
+  // tail, with aligned columns (lda = m, a multiple of 8) for every group size of op T.
+  for (const int64_t m : {1784, 3000}) cases.push_back({.trans = op, .m = m, .n = 67});
   // Split reductions and long ones, exact on integer data; the last with odd lda and x off its
   // alignment, so that x is shifted against most columns over many unrolled steps.
   for (const auto &[m, n] : {std::pair<int64_t, int64_t>{64, split}, {split, 64}, {4099, 2053}})
