@@ -28,7 +28,11 @@ int64_t weight_buffer_bytes(const std::vector<DecodeGemv>& gemvs) {
 const std::vector<DecodeModel>& models() {
   // Published configurations: hidden, layers, heads, kv heads, head dim, intermediate, vocabulary.
   static const std::vector<DecodeModel> all = {
+      {"qwen2.5-0.5b", 896, 24, 14, 2, 64, 4864, 151936},
+      {"qwen2.5-1.5b", 1536, 28, 12, 2, 128, 8960, 151936},
       {"llama3.2-1b", 2048, 16, 32, 8, 64, 8192, 128256},
+      {"gemma2-2b", 2304, 26, 8, 4, 256, 9216, 256000},
+      {"llama3.2-3b", 3072, 28, 24, 8, 128, 8192, 128256},
       {"qwen2.5-7b", 3584, 28, 28, 4, 128, 18944, 152064},
       {"llama2-7b", 4096, 32, 32, 32, 128, 11008, 32000},
       {"llama3-8b", 4096, 32, 32, 8, 128, 14336, 128256},
@@ -43,8 +47,9 @@ const std::vector<DecodeModel>& models() {
 const std::vector<DecodeModel>& decode_models() {
   static const std::vector<DecodeModel> chosen = [] {
     std::vector<DecodeModel> list;
-    for (const DecodeModel& model : models())
-      if (model.name != "llama2-7b" && model.name != "mistral-7b") list.push_back(model);
+    for (const char* name :
+         {"llama3.2-1b", "qwen2.5-7b", "llama3-8b", "llama2-13b", "llama3-70b", "llama3.1-405b"})
+      list.push_back(*find_decode_model(name));
     return list;
   }();
   return chosen;
@@ -122,8 +127,8 @@ std::vector<DecodeStep> plan_decode_steps(const Options& options) {
     if (!find_decode_model(name)) throw std::invalid_argument("unknown --model " + name);
   const auto budget = static_cast<int64_t>(options.step_gib * double(int64_t{1} << 30));
   std::vector<DecodeStep> steps;
-  for (const DecodeModel& model : decode_models()) {
-    const auto& wanted = options.models;
+  const auto& wanted = options.models;
+  for (const DecodeModel& model : wanted.empty() ? decode_models() : models()) {
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), model.name) == wanted.end())
       continue;
     for (int64_t nrhs : options.nrhs_values())

@@ -31,7 +31,8 @@ struct DecodeModel {
   int64_t hidden = 0, layers = 0, query_heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0,
           vocabulary = 0;
 };
-// Every model, by hidden size; the decode suite's, in the same order.
+// Every model, by hidden size (the shape suites' and --model's); the decode suite's six, one of
+// each size from 1B to 405B, in the same order.
 const std::vector<DecodeModel>& models();
 const std::vector<DecodeModel>& decode_models();
 const DecodeModel* find_decode_model(const std::string& name);

@@ -110,7 +110,7 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   suite_names.push_back("all");
   suite_names.push_back("decode");
   std::vector<std::string> model_names;
-  for (const DecodeModel& model : decode_models()) model_names.push_back(model.name);
+  for (const DecodeModel& model : models()) model_names.push_back(model.name);
 
   const CLI::Validator shape_validator(
       [](const std::string& text) {
@@ -161,7 +161,8 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   app_.add_flag("--graph", options_.graph, "Time CUDA-graph replays of the back-to-back calls");
   app_.add_option("--device", options_.device, "CUDA device ordinal")
       ->check(CLI::NonNegativeNumber);
-  list_option(app_, "--model", options_.models, "decode: models to run (default all)")
+  list_option(app_, "--model", options_.models,
+              "decode: models to run (default the decode suite's six; any of the bench's)")
       ->check(CLI::IsMember(model_names));
   app_.add_option("--step-gib", options_.step_gib,
                   "decode: GiB of weights a step may take; larger models run their first "

@@ -1,6 +1,7 @@
 #include "suites.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <regex>
 #include <stdexcept>
 
@@ -14,9 +15,9 @@ constexpr int64_t kMi = 1 << 20;
 
 // Frameworks store a linear layer's weight row-major (out_features x in_features), which is
 // column-major in_features x out_features: y = W x is BLAS op T with m = in, n = out.
-std::vector<SuiteShape> llm_shapes() {
+std::vector<SuiteShape> model_shapes(std::initializer_list<const char*> names) {
   std::vector<SuiteShape> shapes;
-  for (const char* name : {"llama2-7b", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b"}) {
+  for (const char* name : names) {
     const DecodeModel& model = *find_decode_model(name);
     std::vector<DecodeGemv> gemvs = layer_gemvs(model, model.name + ".");
     gemvs.push_back({model.name + ".lm_head", model.hidden, model.vocabulary});
@@ -35,8 +36,16 @@ std::vector<SuiteShape> square_shapes() {
 std::vector<Suite> make_suites() {
   const std::vector<Dtype> every_dtype(std::begin(kAllDtypes), std::end(kAllDtypes));
   return {
-      // Batch-1 decode GEMVs (qkv, o, gate_up, down, lm_head), op T.
-      {"llm", llm_shapes(), {Dtype::fp16, Dtype::bf16, Dtype::fp32}, {'T'}},
+      // Batch-1 decode GEMVs (qkv, o, gate_up, down, lm_head), op T: of 7B-70B models, then of
+      // 0.5B-3B ones (few blocks a kernel, a matrix streamed in a few memory latencies).
+      {"llm",
+       model_shapes({"llama2-7b", "llama3-8b", "llama3-70b", "mistral-7b", "qwen2.5-7b"}),
+       {Dtype::fp16, Dtype::bf16, Dtype::fp32},
+       {'T'}},
+      {"llm-small",
+       model_shapes({"qwen2.5-0.5b", "qwen2.5-1.5b", "llama3.2-1b", "gemma2-2b", "llama3.2-3b"}),
+       {Dtype::fp16, Dtype::bf16, Dtype::fp32},
+       {'T'}},
       {"square", square_shapes(), every_dtype, {'N', 'T'}},
       // Tall and wide extremes and odd sizes.
       {"skinny",

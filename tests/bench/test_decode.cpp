@@ -26,24 +26,34 @@ const DecodeModel& model(const std::string& name) {
   return *found;
 }
 
-TEST(DecodeModels, PublishedConfigurationsFrom2048To16384Hidden) {
+TEST(DecodeModels, PublishedConfigurationsFrom896To16384Hidden) {
   // Each model as "name hidden/layers: heads x head dim, kv heads; intermediate; vocabulary".
   const std::vector<std::string> expected = {
+      "qwen2.5-0.5b 896/24: 14x64, 2; 4864; 151936",
+      "qwen2.5-1.5b 1536/28: 12x128, 2; 8960; 151936",
       "llama3.2-1b 2048/16: 32x64, 8; 8192; 128256",
+      "gemma2-2b 2304/26: 8x256, 4; 9216; 256000",
+      "llama3.2-3b 3072/28: 24x128, 8; 8192; 128256",
       "qwen2.5-7b 3584/28: 28x128, 4; 18944; 152064",
+      "llama2-7b 4096/32: 32x128, 32; 11008; 32000",
       "llama3-8b 4096/32: 32x128, 8; 14336; 128256",
+      "mistral-7b 4096/32: 32x128, 8; 14336; 32000",
       "llama2-13b 5120/40: 40x128, 40; 13824; 32000",
       "llama3-70b 8192/80: 64x128, 8; 28672; 128256",
       "llama3.1-405b 16384/126: 128x128, 8; 53248; 128256",
   };
   std::vector<std::string> published;
-  for (const DecodeModel& m : decode_models())
+  for (const DecodeModel& m : models())
     published.push_back(m.name + " " + std::to_string(m.hidden) + "/" + std::to_string(m.layers) +
                         ": " + std::to_string(m.query_heads) + "x" + std::to_string(m.head_dim) +
                         ", " + std::to_string(m.kv_heads) + "; " + std::to_string(m.intermediate) +
                         "; " + std::to_string(m.vocabulary));
   EXPECT_EQ(published, expected);
-  EXPECT_EQ(models().size(), decode_models().size() + 2);  // the llm suite's llama2-7b, mistral-7b
+  // The decode suite: one model of each size from 1B to 405B.
+  std::vector<std::string> suite;
+  for (const DecodeModel& m : decode_models()) suite.push_back(m.name);
+  EXPECT_EQ(suite, (std::vector<std::string>{"llama3.2-1b", "qwen2.5-7b", "llama3-8b",
+                                             "llama2-13b", "llama3-70b", "llama3.1-405b"}));
   EXPECT_EQ(find_decode_model("gpt-2"), nullptr);
 }
 
@@ -202,6 +212,20 @@ TEST(DecodeSteps, ModelsAndDtypesFromTheCommandLine) {
   EXPECT_EQ(steps[1].model.name, "llama3-70b");
   EXPECT_EQ(steps[1].layers, 3);  // (8 GiB - 2.1 GB) / 1.71 GB
   EXPECT_EQ(decode_dtypes(options), (std::vector<Dtype>{Dtype::fp16}));
+
+  // Any model of the bench on request, beside the decode suite's: Gemma-2-2B's attention is
+  // 2048 wide (8 heads of 256) on a hidden size of 2304, and its LM head 2304 x 256000.
+  options.models = {"gemma2-2b", "qwen2.5-0.5b"};
+  const std::vector<DecodeStep> small = plan_decode_steps(options);
+  ASSERT_EQ(small.size(), 2u);
+  EXPECT_EQ(small[0].model.name, "qwen2.5-0.5b");
+  EXPECT_EQ(small[0].layers, 24);
+  EXPECT_EQ(small[1].model.name, "gemma2-2b");
+  EXPECT_EQ(small[1].layers, 26);
+  EXPECT_EQ(small[1].gemvs[1].in, 2048);
+  EXPECT_EQ(small[1].gemvs[1].out, 2304);
+  EXPECT_EQ(small[1].gemvs.back().out, 256000);
+  options.models = {"llama3-70b", "llama3.2-1b"};
 
   // --nrhs: each model at every nrhs, model by model.
   options.nrhs = {1, 2, 8};

@@ -54,6 +54,31 @@ TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
   }
 }
 
+TEST(Suites, LlmSmallIsTheDecodeGemvsOfFiveSmallModelsInOpT) {
+  const std::vector<Case> cases = build_cases(suite_options("llm-small"));
+  EXPECT_EQ(cases.size(), 5u * 5u * 3u);  // models x layers x (fp16, bf16, fp32)
+  for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.tag;
+  const struct {
+    const char* tag;
+    int64_t m, n;
+  } expected[] = {
+      {"qwen2.5-0.5b.qkv", 896, 1152},      // 14 query heads and 2 x 2 kv heads of 64
+      {"qwen2.5-0.5b.down", 4864, 896},     {"qwen2.5-0.5b.lm_head", 896, 151936},
+      {"qwen2.5-1.5b.down", 8960, 1536},    {"llama3.2-1b.qkv", 2048, 3072},
+      {"gemma2-2b.qkv", 2304, 4096},        // 8 query heads and 2 x 4 kv heads of 256
+      {"gemma2-2b.o", 2048, 2304},          {"gemma2-2b.down", 9216, 2304},
+      {"gemma2-2b.lm_head", 2304, 256000},  {"llama3.2-3b.gate_up", 3072, 2 * 8192},
+  };
+  for (const auto& shape : expected) {
+    for (Dtype dtype : {Dtype::fp16, Dtype::bf16, Dtype::fp32}) {
+      const Case* c = find_case(cases, shape.tag, dtype);
+      ASSERT_NE(c, nullptr) << shape.tag;
+      EXPECT_EQ(c->m, shape.m) << shape.tag;
+      EXPECT_EQ(c->n, shape.n) << shape.tag;
+    }
+  }
+}
+
 TEST(Suites, SquareRunsPowersOfTwoFrom256To16384InEveryDtypeAndOp) {
   const std::vector<Case> cases = build_cases(suite_options("square"));
   EXPECT_EQ(cases.size(), 7u * 4u * 2u);
@@ -178,7 +203,8 @@ TEST(BuildCases, AllRunsEverySuiteOnce) {
   const std::vector<Case> cases = build_cases(options);
   std::set<std::string> suites;
   for (const Case& c : cases) suites.insert(c.suite);
-  EXPECT_EQ(suites, (std::set<std::string>{"llm", "square", "skinny", "small", "anchors"}));
+  EXPECT_EQ(suites,
+            (std::set<std::string>{"llm", "llm-small", "square", "skinny", "small", "anchors"}));
   EXPECT_EQ(
       std::count_if(cases.begin(), cases.end(), [](const Case& c) { return c.suite == "llm"; }),
       75);
@@ -226,8 +252,8 @@ TEST(Case, SeveralVectorsAreColumnsOfXAndYAndAIsReadOnce) {
 }
 
 TEST(Suites, ShapeSuitesAreTheSuitesAndAdhoc) {
-  EXPECT_EQ(shape_suite_names(),
-            (std::vector<std::string>{"llm", "square", "skinny", "small", "anchors", "adhoc"}));
+  EXPECT_EQ(shape_suite_names(), (std::vector<std::string>{"llm", "llm-small", "square", "skinny",
+                                                           "small", "anchors", "adhoc"}));
 }
 
 TEST(BuildCases, RejectsABadRegex) {
