@@ -10,8 +10,10 @@ of its build (comma-separated directories): a case's time is then its median ove
     python3 bench/compare_runs.py BASE_DIR[,DIR...] NEW_DIR[,DIR...] [--slower 1.05] [--cases]
 
 --cases adds a table of every case: the two times, their ratio and the % of the stream read
-(the median of each side's runs). Exits 1 when the geometric mean is more than 1% slower or a
-case is more than the threshold slower, 2 when a run cannot be read.
+(the median of each side's runs). A case the base timed in all its runs and the new build did
+not in all of its (a failed check, a case left out) is listed. Exits 1 when the geometric mean
+is more than 1% slower, a case is more than the threshold slower or such a case is listed; 2
+when a run cannot be read.
 """
 import argparse
 import json
@@ -73,6 +75,8 @@ def main():
     if not common:
         print("compare_runs: no case in common")
         return 1
+    # A case the base timed and the new build did not failed its check there (or did not run).
+    untimed = sorted(base.keys() - new.keys(), key=lambda k: tuple(map(str, k)))
     ratios = {key: new[key][0] / base[key][0] for key in common}
     runs = f"{len(args.base.split(','))} and {len(args.new.split(','))} run(s), medians"
     if args.cases:
@@ -100,9 +104,14 @@ def main():
         fields = dict(zip(KEY_FIELDS, key))
         print(f"slower: {ratio:.3f}x {fields['suite']} {fields['case']} nrhs={fields['nrhs']} "
               f"lda={fields['lda']} incx={fields['incx']} incy={fields['incy']} {fields['lib']}")
+    for key in untimed:
+        fields = dict(zip(KEY_FIELDS, key))
+        print(f"not timed in the new runs (failed its check or did not run): {fields['suite']} "
+              f"{fields['case']} nrhs={fields['nrhs']} lda={fields['lda']} {fields['lib']}")
     print(f"compare: geo-mean new/base {overall:.4f} over {len(ratios)} cases ({runs}), "
-          f"{len(slower)} case(s) more than {args.slower:.2f}x slower")
-    return 0 if overall <= 1.01 and not slower else 1
+          f"{len(slower)} case(s) more than {args.slower:.2f}x slower"
+          + (f", {len(untimed)} not timed in the new runs" if untimed else ""))
+    return 0 if overall <= 1.01 and not slower and not untimed else 1
 
 
 if __name__ == "__main__":
