@@ -69,7 +69,7 @@ run() {
   LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$bench" "${bench_arguments[@]}" --out-dir "$out/$k-$r" > "$out/$k-$r.log" 2>&1
   local status=$?
-  # The bench's 1 is a library failing its check: the comparison leaves such cases out.
+  # The bench's 1 is a library failing its check: the comparison lists those cases and fails.
   if ((status > 1)); then
     echo "ab.sh: build $k, repetition $r: xgemv-bench exited $status (see $out/$k-$r.log)" >&2
     exit 2
