@@ -26,25 +26,18 @@ Options suite_options(const std::string& suite) {
   return options;
 }
 
-TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
-  const std::vector<Case> cases = build_cases(suite_options("llm"));
+struct ModelShape {
+  const char* tag;
+  int64_t m, n;
+};
+
+// A suite of five models' decode GEMVs: op T only, in fp16, bf16 and fp32, with these shapes
+// among them. Row-major weights (out x in) are BLAS op T with m = in_features, n = out_features.
+void expect_model_suite(const std::string& suite, const std::vector<ModelShape>& expected) {
+  const std::vector<Case> cases = build_cases(suite_options(suite));
   EXPECT_EQ(cases.size(), 5u * 5u * 3u);  // models x layers x (fp16, bf16, fp32)
   for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.tag;
-
-  // Row-major weights (out x in) are BLAS op T with m = in_features, n = out_features.
-  const struct {
-    const char* tag;
-    int64_t m, n;
-  } expected[] = {
-      {"llama2-7b.qkv", 4096, 12288},      {"llama2-7b.gate_up", 4096, 22016},
-      {"llama2-7b.down", 11008, 4096},     {"llama3-8b.qkv", 4096, 6144},
-      {"llama3-8b.o", 4096, 4096},         {"llama3-8b.down", 14336, 4096},
-      {"llama3-8b.lm_head", 4096, 128256}, {"llama3-70b.qkv", 8192, 10240},
-      {"llama3-70b.gate_up", 8192, 57344}, {"llama3-70b.lm_head", 8192, 128256},
-      {"mistral-7b.lm_head", 4096, 32000}, {"qwen2.5-7b.qkv", 3584, 4608},
-      {"qwen2.5-7b.down", 18944, 3584},    {"qwen2.5-7b.lm_head", 3584, 152064},
-  };
-  for (const auto& shape : expected) {
+  for (const ModelShape& shape : expected) {
     for (Dtype dtype : {Dtype::fp16, Dtype::bf16, Dtype::fp32}) {
       const Case* c = find_case(cases, shape.tag, dtype);
       ASSERT_NE(c, nullptr) << shape.tag;
@@ -54,29 +47,27 @@ TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
   }
 }
 
+TEST(Suites, LlmIsTheDecodeGemvsOfFiveModelsInOpT) {
+  expect_model_suite("llm", {
+      {"llama2-7b.qkv", 4096, 12288},      {"llama2-7b.gate_up", 4096, 22016},
+      {"llama2-7b.down", 11008, 4096},     {"llama3-8b.qkv", 4096, 6144},
+      {"llama3-8b.o", 4096, 4096},         {"llama3-8b.down", 14336, 4096},
+      {"llama3-8b.lm_head", 4096, 128256}, {"llama3-70b.qkv", 8192, 10240},
+      {"llama3-70b.gate_up", 8192, 57344}, {"llama3-70b.lm_head", 8192, 128256},
+      {"mistral-7b.lm_head", 4096, 32000}, {"qwen2.5-7b.qkv", 3584, 4608},
+      {"qwen2.5-7b.down", 18944, 3584},    {"qwen2.5-7b.lm_head", 3584, 152064},
+  });
+}
+
 TEST(Suites, LlmSmallIsTheDecodeGemvsOfFiveSmallModelsInOpT) {
-  const std::vector<Case> cases = build_cases(suite_options("llm-small"));
-  EXPECT_EQ(cases.size(), 5u * 5u * 3u);  // models x layers x (fp16, bf16, fp32)
-  for (const Case& c : cases) EXPECT_EQ(c.op, 'T') << c.tag;
-  const struct {
-    const char* tag;
-    int64_t m, n;
-  } expected[] = {
+  expect_model_suite("llm-small", {
       {"qwen2.5-0.5b.qkv", 896, 1152},      // 14 query heads and 2 x 2 kv heads of 64
       {"qwen2.5-0.5b.down", 4864, 896},     {"qwen2.5-0.5b.lm_head", 896, 151936},
       {"qwen2.5-1.5b.down", 8960, 1536},    {"llama3.2-1b.qkv", 2048, 3072},
       {"gemma2-2b.qkv", 2304, 4096},        // 8 query heads and 2 x 4 kv heads of 256
       {"gemma2-2b.o", 2048, 2304},          {"gemma2-2b.down", 9216, 2304},
       {"gemma2-2b.lm_head", 2304, 256000},  {"llama3.2-3b.gate_up", 3072, 2 * 8192},
-  };
-  for (const auto& shape : expected) {
-    for (Dtype dtype : {Dtype::fp16, Dtype::bf16, Dtype::fp32}) {
-      const Case* c = find_case(cases, shape.tag, dtype);
-      ASSERT_NE(c, nullptr) << shape.tag;
-      EXPECT_EQ(c->m, shape.m) << shape.tag;
-      EXPECT_EQ(c->n, shape.n) << shape.tag;
-    }
-  }
+  });
 }
 
 TEST(Suites, SquareRunsPowersOfTwoFrom256To16384InEveryDtypeAndOp) {
