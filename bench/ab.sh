@@ -58,16 +58,15 @@ mkdir -p "$out" && : > "$out/versions.txt"
 
 # Build k of the repetition r: in order on odd repetitions, reversed on even ones.
 run() {
-  local k=$1 r=$2 dir
-  dir=$(cd "${libdirs[k]}" && pwd)
+  local k=$1 r=$2 path
+  path="$(cd "${libdirs[k]}" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   echo "ab.sh: repetition $r, build $k (${libdirs[k]})"
   {
-    echo "build $k, repetition $r: $(LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      "$bench" --version)"
-    LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$bench" | grep libxgemv
+    echo "build $k, repetition $r: $(LD_LIBRARY_PATH=$path "$bench" --version)"
+    LD_LIBRARY_PATH=$path ldd "$bench" | grep libxgemv
   } >> "$out/versions.txt"
-  LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    "$bench" "${bench_arguments[@]}" --out-dir "$out/$k-$r" > "$out/$k-$r.log" 2>&1
+  LD_LIBRARY_PATH=$path "$bench" "${bench_arguments[@]}" --out-dir "$out/$k-$r" \
+    > "$out/$k-$r.log" 2>&1
   local status=$?
   # The bench's 1 is a library failing its check: the comparison lists those cases and fails.
   if ((status > 1)); then

@@ -50,6 +50,13 @@ def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values))
 
 
+def label(key):
+    """A case as the listings name it."""
+    fields = dict(zip(KEY_FIELDS, key))
+    return (f"{fields['suite']} {fields['case']} nrhs={fields['nrhs']} lda={fields['lda']} "
+            f"incx={fields['incx']} incy={fields['incy']} {fields['lib']}")
+
+
 def percent(value):
     return "-" if value is None else f"{value:.1f}"
 
@@ -101,13 +108,9 @@ def main():
     overall = geomean(list(ratios.values()))
     slower = sorted(((r, k) for k, r in ratios.items() if r > args.slower), reverse=True)
     for ratio, key in slower:
-        fields = dict(zip(KEY_FIELDS, key))
-        print(f"slower: {ratio:.3f}x {fields['suite']} {fields['case']} nrhs={fields['nrhs']} "
-              f"lda={fields['lda']} incx={fields['incx']} incy={fields['incy']} {fields['lib']}")
+        print(f"slower: {ratio:.3f}x {label(key)}")
     for key in untimed:
-        fields = dict(zip(KEY_FIELDS, key))
-        print(f"not timed in the new runs (failed its check or did not run): {fields['suite']} "
-              f"{fields['case']} nrhs={fields['nrhs']} lda={fields['lda']} {fields['lib']}")
+        print(f"not timed in the new runs (failed its check or did not run): {label(key)}")
     print(f"compare: geo-mean new/base {overall:.4f} over {len(ratios)} cases ({runs}), "
           f"{len(slower)} case(s) more than {args.slower:.2f}x slower"
           + (f", {len(untimed)} not timed in the new runs" if untimed else ""))
