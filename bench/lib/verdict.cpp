@@ -176,6 +176,10 @@ const std::vector<Target>& targets() {
     std::vector<Target> list = {
         // The shape suites, one vector: xgemv beside the fastest cuBLAS and the ceiling.
         {shapes, T::worst, xgemv, Metric::speedup, 0, "worst speed-up vs cuBLAS"},
+        {shapes, T::at_least, xgemv, Metric::speedup, 1.0, "every case at >= 1.00x cuBLAS",
+         T::label, false, true},
+        {shapes, T::at_least, xgemv.with(&Scope::min_matrix_bytes, int64_t{32} << 20),
+         Metric::pct_bound, 93, "matrices >= 32 MiB at >= 93% of ceiling", T::label, true},
         {shapes, T::at_least, xgemv.with(&Scope::min_matrix_bytes, int64_t{256} << 20),
          Metric::pct_bound, 80, "matrices >= 256 MiB at >= 80% of ceiling", T::label, false, true},
         {shapes, T::failures, xgemv, Metric::speedup, 0, "xgemv FAILED on {} case(s)"},

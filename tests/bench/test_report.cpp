@@ -107,8 +107,10 @@ TEST(Record, ChecksFoldIntoTheRecord) {
 
 TEST(Verdict, WorstSpeedupAndLargeMatricesOnTarget) {
   EXPECT_EQ(shape_verdict(sample_rows()),
-            "verdict: worst speed-up vs cuBLAS 0.88x (fp16 T 16384x16384 sq16k); matrices >= "
-            "256 MiB at >= 80% of ceiling: NO (0/1) below: fp16 T 16384x16384 sq16k 75%");
+            "verdict: worst speed-up vs cuBLAS 0.88x (fp16 T 16384x16384 sq16k); every case at "
+            ">= 1.00x cuBLAS: NO (1/2) below: fp16 T 16384x16384 sq16k 0.88x; matrices >= 32 "
+            "MiB at >= 93% of ceiling: NO (0/2, worst 75%: fp16 T 16384x16384 sq16k); matrices "
+            ">= 256 MiB at >= 80% of ceiling: NO (0/1) below: fp16 T 16384x16384 sq16k 75%");
 }
 
 TEST(Verdict, SaysYesWhenEveryLargeMatrixReachesTheTarget) {
@@ -201,8 +203,10 @@ TEST(Json, RunSummaryVerdictsTargetsAndRecords) {
   ASSERT_EQ(json["verdicts"].size(), 1u);
   EXPECT_EQ(json["verdicts"][0], shape_verdict(sample_rows()));
   EXPECT_EQ(json["targets"].size(), targets().size());
-  EXPECT_EQ(json["targets"][1]["metric"], "pct_bound");
-  EXPECT_DOUBLE_EQ(json["targets"][1]["threshold"].get<double>(), 80.0);
+  EXPECT_EQ(json["targets"][1]["metric"], "speedup");
+  EXPECT_DOUBLE_EQ(json["targets"][1]["threshold"].get<double>(), 1.0);
+  EXPECT_EQ(json["targets"][2]["metric"], "pct_bound");
+  EXPECT_DOUBLE_EQ(json["targets"][2]["threshold"].get<double>(), 93.0);
 }
 
 TEST(Markdown, RunTableSummaryTablesVerdictAndFailures) {
