@@ -207,6 +207,11 @@ const std::vector<Target>& targets() {
                       "<= 1.25x for nrhs 9..16", names, true});
       list.push_back({line, T::geomean, at_nrhs(scope, 2, 16), Metric::speedup, 0,
                       "speed-up vs cuBLAS GemmEx over nrhs 2..16:", names});
+      list.push_back({line, T::at_least, at_nrhs(scope, 2, 16), Metric::speedup, 1.0,
+                      "at >= 1.00x GemmEx for nrhs 2..16", names, true});
+      if (line == llm_nrhs_line)
+        list.push_back({line, T::at_least, at_nrhs(scope, 2, 8), Metric::pct_bound, 90,
+                        "at >= 90% of ceiling for nrhs 2..8", names, true});
       list.push_back({line, T::failures, at_nrhs(all, 1, kAnyNrhs), Metric::speedup, 0,
                       "xgemv-nrhs FAILED on {} case(s)", names});
     }
@@ -218,6 +223,8 @@ const std::vector<Target>& targets() {
                     Metric::speedup, 0, "speed-up vs cuBLAS GEMM over nrhs 2..8:", T::label});
     list.push_back({wide_nrhs_line, T::geomean_per_dtype, at_nrhs(wide_nrhs, 9, 16),
                     Metric::speedup, 0, "over nrhs 9..16:", T::label});
+    list.push_back({wide_nrhs_line, T::at_least, at_nrhs(wide_nrhs, 2, 16), Metric::speedup, 1.0,
+                    "at >= 1.00x the GEMM for nrhs 2..16", T::label, true});
     // Quantized weights (--weights): xgemv_qgemv_nrhs against the stream read of the bytes it
     // reads, its own one-vector time, and cuBLAS on the dense 16-bit matrix.
     const std::string quant = "quant verdict (xgemv-q, llm shapes): ";
