@@ -166,6 +166,9 @@ fi
   [[ -f $log_dir/bench.log ]] && grep -E '^verdict' "$log_dir/bench.log" | tail -n 1
   [[ -f $log_dir/decode.log ]] && grep -E '^verdict' "$log_dir/decode.log" | tail -n 1 | sed 's/^verdict/decode verdict/'
   [[ -f $log_dir/decode.log ]] && grep -E '^decode reads verdict' "$log_dir/decode.log" | tail -n 1
+  # The llm shapes' one-vector cases, op T (bf16, fp32, fp64) and op N (bf16, fp32, fp64).
+  [[ -f $log_dir/nrhs.log ]] && grep -E '^verdict' "$log_dir/nrhs.log" | tail -n 1 | sed 's/^verdict/llm op T verdict/'
+  [[ -f $log_dir/nrhs-op-n.log ]] && grep -E '^verdict' "$log_dir/nrhs-op-n.log" | tail -n 1 | sed 's/^verdict/llm op N verdict/'
   [[ -f $log_dir/nrhs.log ]] && grep -E '^nrhs verdict' "$log_dir/nrhs.log" | tail -n 2
   [[ -f $log_dir/nrhs-op-n.log ]] && grep -E '^nrhs verdict' "$log_dir/nrhs-op-n.log" | tail -n 2 | sed 's/^nrhs verdict/op N nrhs verdict/'
   [[ -f $log_dir/quant.log ]] && grep -E '^quant verdict' "$log_dir/quant.log" | tail -n 1
