@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The measurements of this folder's candidates (../NOTES.md says what each is, its prediction
+# and its rule), in phases that each fit one call of the GPU machine, from the repository root
+# after `bash tests/gpu-suite.sh` has built build-gpu:
+#
+#   bash bench/results/h200-2026-12-05/candidates/measure.sh PHASE [CANDIDATE...]
+#
+#   build   builds each candidate's libxgemv alone (the tree with its patch applied), all at once
+#   test    runs the core GPU tests of build-gpu against each candidate's library
+#   single  A/B, one vector: anchors and llm suites, ops N and T, the op N and group candidates
+#   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
+#   groups  A/B of thin-wave-groups on llm, llm-small and three decode steps, and the forced
+#           row-block groups on main's library (no candidate)
+#
+# Candidates default to all five. Builds go to build-candidates/<candidate>/ (ignored by git, so
+# they stay between calls on a warm machine), results to $OUT/candidates/ when OUT is set (else
+# build-candidates/results/). Exit status: that of the last step that failed, else 0.
+set -uo pipefail
+cd "$(dirname "$0")/../../../.."
+here=bench/results/h200-2026-12-05/candidates
+phase=${1:-}
+shift || true
+candidates=("$@")
+((${#candidates[@]})) ||
+  candidates=(deep-combine shifted-columns cluster-combine fma-x-stage thin-wave-groups)
+base=build-gpu
+bench=$base/bench/xgemv-bench
+results=${OUT:+$OUT/candidates}
+results=${results:-build-candidates/results}
+mkdir -p "$results"
+status=0
+note() { echo "measure.sh: $*" | tee -a "$results/measure.log"; }
+fail() { note "$*"; status=1; }
+lib_of() { echo "build-candidates/$1/tree/build/src"; }
+
+build_one() {
+  local c=$1 jobs=$2 dir=build-candidates/$1
+  rm -rf "$dir" && mkdir -p "$dir/tree" &&
+    cp -r CMakeLists.txt cmake include src docs README.md tests "$dir/tree/" &&
+    patch -d "$dir/tree" -p1 -s < "$here/$c.patch" &&
+    cmake -S "$dir/tree" -B "$dir/tree/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DBUILD_TESTING=OFF -DXGEMV_BUILD_INTERFACES=OFF -DXGEMV_BUILD_BENCH=OFF &&
+    cmake --build "$dir/tree/build" --target xgemv -j "$jobs"
+}
+
+case $phase in
+  build)
+    jobs=$(( $(nproc) / ${#candidates[@]} ))
+    ((jobs > 0)) || jobs=1
+    for c in "${candidates[@]}"; do
+      build_one "$c" "$jobs" > "$results/build-$c.log" 2>&1 &
+    done
+    for c in "${candidates[@]}"; do
+      wait -n || true
+    done
+    for c in "${candidates[@]}"; do
+      if [[ -e $(lib_of "$c")/libxgemv.so.0 ]]; then note "built $c"; else
+        fail "$c did not build ($results/build-$c.log)"; fi
+    done
+    ;;
+  test)
+    for c in "${candidates[@]}"; do
+      [[ -e $(lib_of "$c")/libxgemv.so.0 ]] || { fail "$c: not built"; continue; }
+      for t in gpu_correctness gpu_variants gpu_bias gpu_nrhs; do
+        LD_LIBRARY_PATH=$(lib_of "$c") "$base/tests/core/$t" --gtest_brief=1 \
+          > "$results/test-$c-$t.log" 2>&1
+        case $? in
+          0) note "$c $t: passed ($(grep -m1 -E '^\[  PASSED  \]' "$results/test-$c-$t.log"))" ;;
+          77) note "$c $t: skipped (no GPU)" ;;
+          *) fail "$c $t: FAILED ($results/test-$c-$t.log)" ;;
+        esac
+      done
+      LD_LIBRARY_PATH=$(lib_of "$c") ldd "$base/tests/core/gpu_correctness" | grep libxgemv \
+        >> "$results/test-$c-ldd.txt"
+    done
+    ;;
+  single | fp32 | groups)
+    libs=()
+    for c in "${candidates[@]}"; do
+      case $phase:$c in
+        single:deep-combine | single:shifted-columns | single:cluster-combine | \
+          single:thin-wave-groups | fp32:fma-x-stage | groups:thin-wave-groups)
+          [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
+            fail "$c: not built"
+          ;;
+      esac
+    done
+    ab() { bash bench/ab.sh --bench "$bench" --out "$results/$1" "$base/src" "${libs[@]}" -- \
+      "${@:2}" || fail "ab.sh $1 exited $?"; }
+    case $phase in
+      single)
+        ((${#libs[@]})) && ab single --suite anchors,llm --op N,T --lib xgemv --quick ;;
+      fp32)
+        ((${#libs[@]})) && ab fp32 --suite llm --op N,T --dtype fp32 --nrhs 1,2,4,8,12,16 \
+          --lib xgemv,cublas-gemm --quick ;;
+      groups)
+        if ((${#libs[@]})); then
+          ab groups --suite llm,llm-small --dtype bf16,fp32 --lib xgemv --quick
+          ab groups-decode --suite decode --model qwen2.5-7b,llama3-8b,llama3.2-3b --dtype bf16 \
+            --lib xgemv --quick
+        fi
+        for group in 32 16 8; do
+          XGEMV_KERNEL_VARIANT=t_rowblock_$group "$bench" --suite llm,llm-small --dtype bf16,fp32 \
+            --lib xgemv,cublas --quick --out-dir "$results/forced-t_rowblock_$group" \
+            > "$results/forced-t_rowblock_$group.log" 2>&1 ||
+            fail "forced t_rowblock_$group exited $? ($results/forced-t_rowblock_$group.log)"
+        done
+        ;;
+    esac
+    ;;
+  *)
+    sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" >&2
+    exit 2
+    ;;
+esac
+exit "$status"
