@@ -85,6 +85,7 @@ case $phase in
           ;;
       esac
     done
+    ((${#libs[@]})) || note "$phase: none of the candidates given is measured in this phase"
     ab() { bash bench/ab.sh --bench "$bench" --out "$results/$1" "$base/src" "${libs[@]}" -- \
       "${@:2}" || fail "ab.sh $1 exited $?"; }
     case $phase in
