@@ -33,6 +33,15 @@ def stage_copies(kVectors, kLength, piece_elems, vectors):
     return out
 
 
+def random_split(kVectors, unit, most_extent, most_units):
+    """A pass's vector count, and a split [first, end) of `length` (whole units) of an extent."""
+    vectors = random.randint(max(1, kVectors // 2), kVectors)
+    extent = random.randint(1, most_extent)
+    length = unit * random.randint(1, most_units)
+    first = length * random.randint(0, (extent - 1) // length)
+    return vectors, first, min(extent, first + length)
+
+
 def fill(buffer, copies, first, piece_elems, lo, hi):
     for _, c, element, source in copies:
         for e in range(piece_elems):
@@ -50,11 +59,7 @@ for esize in (2, 4, 8):
     kStage = kWarpStep * kStageSteps
     for kVectors in (2, 4, 8, 16):
         for trial in range(60):
-            vectors = random.randint(max(1, kVectors // 2), kVectors)
-            m = random.randint(1, 40 * kWarpStep)
-            length = kWarpStep * random.randint(1, 30)
-            k0 = length * random.randint(0, (m - 1) // length)
-            k1 = min(m, k0 + length)
+            vectors, k0, k1 = random_split(kVectors, kWarpStep, 40 * kWarpStep, 30)
 
             def global_steps():
                 reads, k = [], k0
@@ -104,11 +109,7 @@ for esize in (2, 4, 8):
     kStageColumns = block_step * stage_block_steps
     for kVectors in (2, 4, 8, 16):
         for trial in range(60):
-            vectors = random.randint(max(1, kVectors // 2), kVectors)
-            n = random.randint(1, 30 * kStageColumns)
-            length = block_step * random.randint(1, 20)
-            j0 = length * random.randint(0, (n - 1) // length)
-            j1 = min(n, j0 + length)
+            vectors, j0, j1 = random_split(kVectors, block_step, 30 * kStageColumns, 20)
             copies = stage_copies(kVectors, kStageColumns, piece_elems, vectors)
             stages = (j1 - j0) // kStageColumns
             for warp in range(kWarps):
