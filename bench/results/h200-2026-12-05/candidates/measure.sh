@@ -9,10 +9,10 @@
 #   test    runs the core GPU tests of build-gpu against each candidate's library
 #   single  A/B, one vector: anchors and llm suites, ops N and T, the op N and group candidates
 #   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
-#   groups  A/B of thin-wave-groups on llm, llm-small and three decode steps, and the forced
-#           row-block groups on main's library (no candidate)
+#   groups  A/B of a group candidate (grid-fill, thin-wave-groups) on llm, llm-small and the
+#           small models' decode steps, and the forced row-block groups on main's library
 #
-# Candidates default to all five. Builds go to build-candidates/<candidate>/ (ignored by git, so
+# Candidates default to the five still to measure (thin-wave-groups was refuted on an H100). Builds go to build-candidates/<candidate>/ (ignored by git, so
 # they stay between calls on a warm machine), results to $OUT/candidates/ when OUT is set (else
 # build-candidates/results/). Exit status: that of the last step that failed, else 0.
 set -uo pipefail
@@ -22,7 +22,7 @@ phase=${1:-}
 shift || true
 candidates=("$@")
 ((${#candidates[@]})) ||
-  candidates=(deep-combine shifted-columns cluster-combine fma-x-stage thin-wave-groups)
+  candidates=(deep-combine shifted-columns cluster-combine fma-x-stage grid-fill)
 base=build-gpu
 bench=$base/bench/xgemv-bench
 results=${OUT:+$OUT/candidates}
@@ -79,7 +79,8 @@ case $phase in
     for c in "${candidates[@]}"; do
       case $phase:$c in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
-          single:thin-wave-groups | fp32:fma-x-stage | groups:thin-wave-groups)
+          single:thin-wave-groups | single:grid-fill | fp32:fma-x-stage | \
+          groups:thin-wave-groups | groups:grid-fill)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
             fail "$c: not built"
           ;;
@@ -97,8 +98,8 @@ case $phase in
       groups)
         if ((${#libs[@]})); then
           ab groups --suite llm,llm-small --dtype bf16,fp32 --lib xgemv --quick
-          ab groups-decode --suite decode --model qwen2.5-7b,llama3-8b,llama3.2-3b --dtype bf16 \
-            --lib xgemv --quick
+          ab groups-decode --suite decode --model qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-7b,llama3-8b \
+            --dtype bf16 --lib xgemv --quick
         fi
         for group in 32 16 8; do
           XGEMV_KERNEL_VARIANT=t_rowblock_$group "$bench" --suite llm,llm-small --dtype bf16,fp32 \
