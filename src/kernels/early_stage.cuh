@@ -15,17 +15,10 @@ template <int kThreads, int kLoads>
 struct EarlyStage {
   int4 slots[kLoads][kThreads];
 
-  // Starts copying the 16 bytes at src (global, 16-byte aligned) into this thread's slot i.
+  // Starts copying the 16 bytes at src (global, 16-byte aligned) into this thread's slot i
+  // (through L2 only, as A is read once).
   __device__ __forceinline__ void stage(int i, const void *src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    // .cg: through L2 only, as A is read once.
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&slots[i][threadIdx.x]));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst),
-                 "l"(__cvta_generic_to_global(src))
-                 : "memory");
-#else
-    slots[i][threadIdx.x] = load16_streaming(static_cast<const int4 *>(src));
-#endif
+    copy16_async(&slots[i][threadIdx.x], src);
   }
 
   // This thread's slot i, once wait_staged has returned.
@@ -33,17 +26,9 @@ struct EarlyStage {
 };
 
 // Closes this thread's copies into one group (after its last stage call).
-__device__ __forceinline__ void commit_staged() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
+__device__ __forceinline__ void commit_staged() { commit_async_copies(); }
 
 // Waits until this thread's copies have landed (a no-op when it staged none).
-__device__ __forceinline__ void wait_staged() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-#endif
-}
+__device__ __forceinline__ void wait_staged() { wait_async_copies<0>(); }
 
 }  // namespace xgemv::kernels

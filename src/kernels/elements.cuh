@@ -1,7 +1,7 @@
 // Loading and widening, shared by every GEMV kernel: element types to the accumulator type,
 // 16-byte loads of A (streamed once) and of x (cached), the funnel shift and the lane exchange
-// of an x shifted against A. Every element type moves in 16-byte units, kElemsPer16B<T>
-// elements each (16 for 8-bit types).
+// of an x shifted against A, 16-byte copies to shared memory that hold no registers. Every
+// element type moves in 16-byte units, kElemsPer16B<T> elements each (16 for 8-bit types).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -79,6 +79,35 @@ __device__ __forceinline__ int4 load16_streaming(const T *p) {
 template <class T>
 __device__ __forceinline__ int4 load16_cached(const T *p) {
   return __ldg(reinterpret_cast<const int4 *>(p));
+}
+
+// Copies the 16 bytes at src (global) to dst (shared), both 16-byte aligned, holding no
+// registers: cp.async through L2 only (a plain copy before sm_80). The copy has landed once
+// wait_async_copies has returned in the thread that issued it.
+__device__ __forceinline__ void copy16_async(void *dst, const void *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(__cvta_generic_to_global(src))
+               : "memory");
+#else
+  *static_cast<int4 *>(dst) = __ldcg(static_cast<const int4 *>(src));
+#endif
+}
+
+// Closes this thread's copies issued since the last commit into one group.
+__device__ __forceinline__ void commit_async_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending of this thread's committed groups, the newest, are in flight.
+template <int kPending>
+__device__ __forceinline__ void wait_async_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+#endif
 }
 
 // Word q + i of the 8 words w0..w7, q in [0, 4): a select chain, not an indexed (local) array.

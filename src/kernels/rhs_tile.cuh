@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "elements.cuh"
 #include "kernel_args.cuh"
 
 namespace xgemv::kernels {
@@ -42,6 +43,42 @@ __device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t val
   } else {
 #pragma unroll
     for (int e = 0; e < kCount; ++e) out[e] = e < valid ? p[e * stride] : T(0.0f);
+  }
+}
+
+// kCount elements at p in shared memory (aligned to their size) as 8- or 16-byte reads.
+template <int kCount, class T>
+__device__ __forceinline__ void read_shared_run(const T *p, T (&out)[kCount]) {
+  constexpr int kBytes = kCount * int(sizeof(T));
+  static_assert(kBytes == 8 || kBytes % 16 == 0);
+  if constexpr (kBytes == 8) {
+    const int2 raw = *reinterpret_cast<const int2 *>(p);
+    memcpy(out, &raw, sizeof(raw));
+  } else {
+#pragma unroll
+    for (int q = 0; q < kBytes / 16; ++q) {
+      const int4 raw = reinterpret_cast<const int4 *>(p)[q];
+      memcpy(reinterpret_cast<char *>(out) + 16 * q, &raw, sizeof(raw));
+    }
+  }
+}
+
+// Starts copying kLength elements of every vector, from element `first` on (vector c at
+// x + c * ld; the vectors past `vectors` copy the last one), into stage[c], 16 bytes a thread
+// of a kThreads block at a time (commit_async_copies closes them). x + first and ld elements
+// are 16-byte aligned.
+template <int kThreads, int kVectors, int kLength, class TX>
+__device__ __forceinline__ void stage_vectors(TX (&stage)[kVectors][kLength], const TX *x,
+                                              int64_t ld, int64_t vectors, int64_t first) {
+  constexpr int kPieceElems = kElemsPer16B<TX>;
+  static_assert(kLength % kPieceElems == 0);
+  constexpr int kPerVector = kLength / kPieceElems, kPieces = kVectors * kPerVector;
+#pragma unroll
+  for (int start = 0; start < kPieces; start += kThreads) {
+    const int i = start + int(threadIdx.x), c = i / kPerVector;
+    const int element = i % kPerVector * kPieceElems;
+    if (kPieces % kThreads == 0 || i < kPieces)
+      copy16_async(&stage[c][element], x + min(int64_t(c), vectors - 1) * ld + first + element);
   }
 }
 

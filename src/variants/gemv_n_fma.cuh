@@ -1,10 +1,14 @@
 // op(A) = A with several right-hand sides on the CUDA cores, any element types:
 // y_c[i] = alpha * sum_j A[i, j] x_c[j] + beta * y_c[i]. A warp owns a tile of 32 lanes x
 // kNFmaRows<TA> contiguous rows and walks the columns four at a time: each lane loads its rows
-// of four columns, each vector's four x elements arrive in one broadcast load, and every A
+// of four columns, each vector's four x elements arrive in one broadcast read, and every A
 // element is multiplied into every vector's accumulator, so A is read once for all vectors.
 // The block's warps take interleaved column steps; grid.y splits the columns when the row
-// tiles alone cannot fill the GPU.
+// tiles alone cannot fill the GPU. Where the tile's rows are whole and x is aligned, the block
+// copies x to shared memory 256 bytes of each vector ahead (cp.async, two buffers), and the
+// lanes read it at fixed offsets (from global memory, a 16-vector step issued at least 821
+// instructions for its 512 multiplies, mostly x's 64-bit addresses, besides a branch per load
+// between whole and masked; staged, 580).
 #pragma once
 
 #include "kernels/rhs_tile.cuh"
@@ -78,6 +82,12 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
   const int64_t j0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t j1 = min(p.n, j0 + args.split.length);
   __shared__ S warp_sums[kWarps][kTileRows * kMaxRhsPerPass];
+  // x's stages in shared memory, two buffers of kStageColumns columns of each vector: 256
+  // bytes, kStageBlockSteps steps of every warp (aligned calls).
+  constexpr int kBlockStepColumns = kWarps * int(kWarpStep);
+  constexpr int kStageBlockSteps = std::max(1, 256 / (kBlockStepColumns * int(sizeof(TX))));
+  constexpr int kStageColumns = kBlockStepColumns * kStageBlockSteps;
+  __shared__ __align__(16) TX x_stages[2][kVectors][kStageColumns];
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
   if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
@@ -95,16 +105,18 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
       const bool x_whole =
           p.x.inc == 1 && vectors_aligned(x, p.x.ld, kStepColumns * int(sizeof(TX)));
       const TA *rows = a + min(lane_row, p.m - 1);
-      for (int64_t j = j0 + warp * kWarpStep; j < j1; j += kWarps * kWarpStep) {
-        const bool full = j + kWarpStep <= j1;
+      // One warp step of kUnroll x kStepColumns columns from column j, A whole or masked by
+      // element, x's runs from x_run_of(c, u, column, run) (vector c, columns u).
+      const auto warp_step = [&](int64_t j, bool a_step_whole, auto &&x_run_of) {
         TA a_run[kUnroll][kStepColumns][kRows];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
           for (int q = 0; q < kStepColumns; ++q) {
+            // A whole step's columns are all inside the split.
             const int64_t column = j + u * kStepColumns + q;
-            load_run<kRows, true>(rows + min(column, p.n - 1) * p.a.ld, 1,
-                                  column < j1 ? valid_rows : 0, full && a_whole, a_run[u][q]);
+            load_run<kRows, true>(rows + (a_step_whole ? column : min(column, p.n - 1)) * p.a.ld,
+                                  1, column < j1 ? valid_rows : 0, a_step_whole, a_run[u][q]);
           }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
@@ -112,9 +124,7 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
 #pragma unroll
           for (int c = 0; c < kVectors; ++c) {
             TX x_run[kStepColumns];
-            load_run<kStepColumns, false>(
-                x + min(int64_t(c), p.rhs_count - 1) * p.x.ld + min(column, p.n - 1) * p.x.inc,
-                p.x.inc, c < p.rhs_count ? j1 - column : 0, full && x_whole, x_run);
+            x_run_of(c, u, column, x_run);
 #pragma unroll
             for (int q = 0; q < kStepColumns; ++q)
 #pragma unroll
@@ -122,6 +132,39 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
                 acc[r][c] += to_acc(a_run[u][q][r]) * to_acc(x_run[q]);
           }
         }
+      };
+      int64_t j = j0 + warp * kWarpStep;
+      if (a_whole && p.x.inc == 1 && vectors_aligned(x, p.x.ld, 16)) {
+        // Whole stages of kStageColumns columns: the block copies the next stage of x (every
+        // vector of the pass) to shared memory while it computes on this one, so that the
+        // lanes read x at fixed offsets, without addresses of their own.
+        const int64_t stages = (j1 - j0) / kStageColumns;
+        if (stages > 0) stage_vectors<Variant::kThreads>(x_stages[0], x, p.x.ld, p.rhs_count, j0);
+        commit_async_copies();
+        for (int64_t s = 0; s < stages; ++s) {
+          if (s + 1 < stages)
+            stage_vectors<Variant::kThreads>(x_stages[(s + 1) % 2], x, p.x.ld, p.rhs_count,
+                                             j0 + (s + 1) * kStageColumns);
+          commit_async_copies();
+          wait_async_copies<1>();  // this thread's copies of stage s
+          __syncthreads();         // and every other thread's
+          const TX *warp_x = &x_stages[s % 2][0][warp * kWarpStep];
+#pragma unroll 1
+          for (int step = 0; step < kStageBlockSteps;
+               ++step, j += kWarps * kWarpStep, warp_x += kWarps * kWarpStep)
+            warp_step(j, true, [&](int c, int u, int64_t, TX(&run)[kStepColumns]) {
+              read_shared_run(warp_x + c * kStageColumns + u * kStepColumns, run);
+            });
+          __syncthreads();  // every warp is done with the buffer that the next copy overwrites
+        }
+      }
+      for (; j < j1; j += kWarps * kWarpStep) {
+        const bool full = j + kWarpStep <= j1;
+        warp_step(j, full && a_whole, [&](int c, int, int64_t column, TX(&run)[kStepColumns]) {
+          load_run<kStepColumns, false>(
+              x + min(int64_t(c), p.rhs_count - 1) * p.x.ld + min(column, p.n - 1) * p.x.inc,
+              p.x.inc, c < p.rhs_count ? j1 - column : 0, full && x_whole, run);
+        });
       }
     }
 #pragma unroll
