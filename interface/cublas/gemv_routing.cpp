@@ -140,7 +140,10 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 //   1.21-1.59x at 2-8 (0.95x), 0.87x at 16, where Sgemm stays faster;
 // - op N: 16-bit on the tensor cores 1.01-1.04x at 2-8 (0.85x), 0.95x at 16; fp64 1.10-1.15x
 //   at 2-16 (0.97x); fp32 on the CUDA cores slower at every count
-// (bench/results/h200-2026-12-04/gpu-suite-ad28039).
+// (bench/results/h200-2026-12-04/gpu-suite-ad28039). fp32 op N stays with Sgemm although its
+// kernel has since staged x in shared memory (on an H100: 1.06-1.64x Sgemm geo-mean at 2-16
+// vectors, worst 0.84-0.91x from 8 on; bench/results/h100-2026-12-05/NOTES.md): not yet re-measured
+// on the H200 against Sgemm shape by shape.
 namespace {
 int64_t served_vectors(const GemvProblem &gemv) {
   const ElementType a = gemv.types.a;
