@@ -19,27 +19,32 @@ namespace xgemv::kernels {
 // Vectors one launch carries; more are computed in further passes, each reading A again.
 inline constexpr int kMaxRhsPerPass = 16;
 
+// kCount elements at p (aligned to their size) as 8- or 16-byte words, each read by
+// read_word(const W *) for W int2 or int4.
+template <int kCount, class T, class ReadWord>
+__device__ __forceinline__ void read_words(const T *p, T (&out)[kCount], ReadWord read_word) {
+  constexpr int kBytes = kCount * int(sizeof(T));
+  static_assert(kBytes == 8 || kBytes % 16 == 0);
+  if constexpr (kBytes == 8) {
+    const int2 raw = read_word(reinterpret_cast<const int2 *>(p));
+    memcpy(out, &raw, sizeof(raw));
+  } else {
+#pragma unroll
+    for (int q = 0; q < kBytes / 16; ++q) {
+      const int4 raw = read_word(reinterpret_cast<const int4 *>(p) + q);
+      memcpy(reinterpret_cast<char *>(out) + 16 * q, &raw, sizeof(raw));
+    }
+  }
+}
+
 // kCount elements p[0], p[stride], ..., p[(kCount - 1) * stride], as one vector load (stride 1,
 // aligned: `whole`) or element by element, those at index >= `valid` read as zero. kStreaming
 // marks A (read once, evict first); x is cached.
 template <int kCount, bool kStreaming, class T>
 __device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t valid, bool whole,
                                          T (&out)[kCount]) {
-  constexpr int kBytes = kCount * int(sizeof(T));
-  static_assert(kBytes == 8 || kBytes % 16 == 0);
   if (whole) {
-    if constexpr (kBytes == 8) {
-      const int2 raw = kStreaming ? __ldcs(reinterpret_cast<const int2 *>(p))
-                                  : __ldg(reinterpret_cast<const int2 *>(p));
-      memcpy(out, &raw, sizeof(raw));
-    } else {
-#pragma unroll
-      for (int q = 0; q < kBytes / 16; ++q) {
-        const int4 raw = kStreaming ? __ldcs(reinterpret_cast<const int4 *>(p) + q)
-                                    : __ldg(reinterpret_cast<const int4 *>(p) + q);
-        memcpy(reinterpret_cast<char *>(out) + 16 * q, &raw, sizeof(raw));
-      }
-    }
+    read_words(p, out, [](const auto *word) { return kStreaming ? __ldcs(word) : __ldg(word); });
   } else {
 #pragma unroll
     for (int e = 0; e < kCount; ++e) out[e] = e < valid ? p[e * stride] : T(0.0f);
@@ -49,18 +54,7 @@ __device__ __forceinline__ void load_run(const T *p, int64_t stride, int64_t val
 // kCount elements at p in shared memory (aligned to their size) as 8- or 16-byte reads.
 template <int kCount, class T>
 __device__ __forceinline__ void read_shared_run(const T *p, T (&out)[kCount]) {
-  constexpr int kBytes = kCount * int(sizeof(T));
-  static_assert(kBytes == 8 || kBytes % 16 == 0);
-  if constexpr (kBytes == 8) {
-    const int2 raw = *reinterpret_cast<const int2 *>(p);
-    memcpy(out, &raw, sizeof(raw));
-  } else {
-#pragma unroll
-    for (int q = 0; q < kBytes / 16; ++q) {
-      const int4 raw = reinterpret_cast<const int4 *>(p)[q];
-      memcpy(reinterpret_cast<char *>(out) + 16 * q, &raw, sizeof(raw));
-    }
-  }
+  read_words(p, out, [](const auto *word) { return *word; });
 }
 
 // Starts copying kLength elements of every vector, from element `first` on (vector c at
