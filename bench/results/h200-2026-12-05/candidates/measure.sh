@@ -12,7 +12,9 @@
 #   groups  A/B of a group candidate (grid-fill, thin-wave-groups) on llm, llm-small and the
 #           small models' decode steps, and the forced row-block groups on main's library
 #
-# Candidates default to the five still to measure (thin-wave-groups was refuted on an H100). Builds go to build-candidates/<candidate>/ (ignored by git, so
+# Candidates default to the one still to measure on the H200, fma-x-stage (thin-wave-groups,
+# cluster-combine and grid-fill were refuted on an H100; deep-combine and shifted-columns met
+# their rules there). Builds go to build-candidates/<candidate>/ (ignored by git, so
 # they stay between calls on a warm machine), results to $OUT/candidates/ when OUT is set (else
 # build-candidates/results/). Exit status: that of the last step that failed, else 0.
 set -uo pipefail
@@ -22,7 +24,7 @@ phase=${1:-}
 shift || true
 candidates=("$@")
 ((${#candidates[@]})) ||
-  candidates=(deep-combine shifted-columns cluster-combine fma-x-stage grid-fill)
+  candidates=(fma-x-stage)
 base=build-gpu
 bench=$base/bench/xgemv-bench
 results=${OUT:+$OUT/candidates}
