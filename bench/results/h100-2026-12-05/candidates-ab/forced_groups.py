@@ -1,7 +1,8 @@
 # The forced row-block groups (forced-t_rowblock_{32,16,8}.log: XGEMV_KERNEL_VARIANT on main's library,
 # one run each, llm and llm-small, bf16 and fp32): xgemv's % of the stream read and speed-up over
 # cuBLAS per shape and group, and which group read fastest.
-#   python3 forced_groups.py
+#   python3 forced_groups.py                  (here)
+#   python3 ../candidates-ab/forced_groups.py  (in candidates-ab-5022d28/, a second call's runs)
 import collections, re
 d = collections.defaultdict(dict)
 for g in ('32', '16', '8'):

@@ -9,10 +9,15 @@
 #   test    runs the core GPU tests of build-gpu against each candidate's library
 #   single  A/B, one vector: anchors and llm suites, ops N and T, the op N and group candidates
 #   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
-#   groups  A/B of a group candidate (grid-fill, thin-wave-groups) on llm, llm-small and the
-#           small models' decode steps, and the forced row-block groups on main's library
+#   groups  A/B of a group candidate (chained-loads; grid-fill, thin-wave-groups) on llm,
+#           llm-small, ad-hoc shapes of SmolLM-135M and -360M and the small models' decode
+#           steps, and the forced row-block groups on main's library
+#   probe-n main's library only: each op N design for long columns forced (n_rowtile_32,
+#           n_rowtile_8, n_mma_16) beside the automatic choice and cuBLAS, 16-bit
+#           op N of the anchors and llm suites, where 32-48 MiB matrices read at 76-88% of the
+#           stream (op T: 96-101%); no candidate needed
 #
-# Candidates default to the one still to measure on the H200, fma-x-stage (thin-wave-groups,
+# Candidates default to the two still to measure, chained-loads and fma-x-stage (thin-wave-groups,
 # cluster-combine and grid-fill were refuted on an H100; deep-combine and shifted-columns met
 # their rules there). Builds go to build-candidates/<candidate>/ (ignored by git, so
 # they stay between calls on a warm machine), results to $OUT/candidates/ when OUT is set (else
@@ -24,7 +29,7 @@ phase=${1:-}
 shift || true
 candidates=("$@")
 ((${#candidates[@]})) ||
-  candidates=(fma-x-stage)
+  candidates=(chained-loads fma-x-stage)
 base=build-gpu
 bench=$base/bench/xgemv-bench
 results=${OUT:+$OUT/candidates}
@@ -81,8 +86,8 @@ case $phase in
     for c in "${candidates[@]}"; do
       case $phase:$c in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
-          single:thin-wave-groups | single:grid-fill | fp32:fma-x-stage | \
-          groups:thin-wave-groups | groups:grid-fill)
+          single:thin-wave-groups | single:grid-fill | single:chained-loads | fp32:fma-x-stage | \
+          groups:thin-wave-groups | groups:grid-fill | groups:chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
             fail "$c: not built"
           ;;
@@ -100,6 +105,9 @@ case $phase in
       groups)
         if ((${#libs[@]})); then
           ab groups --suite llm,llm-small --dtype bf16,fp32 --lib xgemv --quick
+          # shapes in no suite: SmolLM-135M's and -360M's q/k/v, o, gate/up and down
+          ab groups-adhoc --shape 576x960,576x576,576x3072,1536x576,960x1600,960x960,960x5120,2560x960 \
+            --op T --dtype bf16,fp32 --lib xgemv --quick
           ab groups-decode --suite decode --model qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-7b,llama3-8b \
             --dtype bf16 --lib xgemv --quick
         fi
@@ -111,6 +119,15 @@ case $phase in
         done
         ;;
     esac
+    ;;
+  probe-n)
+    for variant in auto n_rowtile_32 n_rowtile_8 n_mma_16; do
+      forced=$variant
+      [[ $variant == auto ]] && forced=
+      XGEMV_KERNEL_VARIANT=$forced "$bench" --suite anchors,llm --op N --dtype bf16,fp16 \
+        --lib xgemv,cublas --quick --out-dir "$results/probe-n-$variant" \
+        > "$results/probe-n-$variant.log" 2>&1 || fail "probe-n $variant exited $?"
+    done
     ;;
   *)
     sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0" >&2

@@ -1,9 +1,10 @@
 // Which row-block group the dispatch takes for op T shapes (the table tries 32 lanes first, then
 // 16, 8, 4, 2; GemvTShort before them takes columns shorter than 128 bytes), on a device of 132
 // SMs, bf16 and fp32: the plans and suits() are host code, so this runs without a GPU. From the
-// repository root, on main and on a tree with grid-fill.patch applied:
+// repository root, on main and on a tree with a group candidate applied (thin-wave-groups,
+// grid-fill, chained-loads):
 //   nvcc -I include -I src -std=c++17 --expt-relaxed-constexpr -x cu \
-//     bench/results/h200-2026-12-05/candidates/grid-fill-choice.cu -o choice && ./choice
+//     bench/results/h200-2026-12-05/candidates/row-block-group-choice.cu -o choice && ./choice
 #include <cstdio>
 #include "variants/gemv_t_rowblock.cuh"
 using namespace xgemv;
@@ -19,8 +20,15 @@ int main() {
       {"qwen2.5-0.5b.down", 4864, 896}, {"qwen2.5-0.5b.lm_head", 896, 151936},
       {"qwen2.5-1.5b.qkv", 1536, 2048}, {"qwen2.5-1.5b.o", 1536, 1536}, {"qwen2.5-1.5b.gate_up", 1536, 17920},
       {"qwen2.5-1.5b.down", 8960, 1536}, {"llama3.2-1b.qkv", 2048, 3072}, {"llama3.2-1b.o", 2048, 2048},
-      {"gemma2-2b.o", 2048, 2304}, {"llama3.2-3b.o", 3072, 3072}, {"qwen2.5-7b.qkv", 3584, 4608},
-      {"llama3-8b.qkv", 4096, 6144}, {"llama3-8b.gate_up", 4096, 28672}, {"sq256", 256, 256},
+      {"gemma2-2b.o", 2048, 2304}, {"llama3.2-3b.qkv", 3072, 5120}, {"llama3.2-3b.o", 3072, 3072},
+      {"smollm-135m.qkv", 576, 960}, {"smollm-135m.o", 576, 576}, {"smollm-135m.gate_up", 576, 3072},
+      {"smollm-135m.down", 1536, 576}, {"smollm-360m.qkv", 960, 1600}, {"smollm-360m.o", 960, 960},
+      {"smollm-360m.gate_up", 960, 5120}, {"tinyllama.qkv", 2048, 2560},
+      {"qwen2.5-7b.qkv", 3584, 4608}, {"qwen2.5-7b.o", 3584, 3584}, {"qwen2.5-7b.gate_up", 3584, 37888},
+      {"qwen2.5-7b.down", 18944, 3584}, {"llama3-8b.qkv", 4096, 6144}, {"llama3-8b.o", 4096, 4096},
+      {"llama3-8b.gate_up", 4096, 28672}, {"llama3-8b.down", 14336, 4096},
+      {"llama2-7b.gate_up", 4096, 22016}, {"llama2-13b.o", 5120, 5120}, {"llama3-70b.qkv", 8192, 10240},
+      {"llama3-70b.o", 8192, 8192}, {"llama3-70b.down", 28672, 8192}, {"sq256", 256, 256},
       {"sq512", 512, 512}, {"sq1k", 1024, 1024}, {"wide-16", 16, 500000}, {"wide", 64, 1048576},
       {"odd-wide", 777, 100003}, {"primes", 10007, 10009}, {"tall", 1048576, 64}};
   static __nv_bfloat16 a[16], x[16], y[16];
