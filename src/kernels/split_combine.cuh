@@ -8,12 +8,22 @@
 
 namespace xgemv::kernels {
 
-// Sum of the partials p[s * stride] for s = first, first + step, ... < ksplit, in that order;
-// four independent loads in flight so the combine is not bound by L2 latency.
-template <class S>
+// Sum of the partials p[s * stride] for s = first, first + step, ... < ksplit, in that order:
+// kDeepRounds of them loaded before any is added while that many are left, then four (the
+// combine waits on L2 once per round), then one by one.
+template <int kDeepRounds, class S>
 __device__ __forceinline__ S sum_splits(const S *p, int64_t stride, int first, int step, int ksplit) {
   S total = S(0);
   int s = first;
+  if constexpr (kDeepRounds > 0) {
+    for (; s + (kDeepRounds - 1) * step < ksplit; s += kDeepRounds * step) {
+      S v[kDeepRounds];
+#pragma unroll
+      for (int i = 0; i < kDeepRounds; ++i) v[i] = __ldcg(p + (s + i * step) * stride);
+#pragma unroll
+      for (int i = 0; i < kDeepRounds; ++i) total += v[i];
+    }
+  }
   for (; s + 3 * step < ksplit; s += 4 * step) {
     const S v0 = __ldcg(p + s * stride), v1 = __ldcg(p + (s + step) * stride);
     const S v2 = __ldcg(p + (s + 2 * step) * stride), v3 = __ldcg(p + (s + 3 * step) * stride);
@@ -25,6 +35,13 @@ __device__ __forceinline__ S sum_splits(const S *p, int64_t stride, int first, i
   for (; s < ksplit; s += step) total += __ldcg(p + s * stride);
   return total;
 }
+
+// The deep rounds of the op N variants, whose combines can be long (a 16-bit 64 x 1048576 tile
+// split 512 ways: each of its threads adds 128 partials, 8 rounds of 16 rather than 32 of 4):
+// 64 bytes of partials a thread. ptxas gives them the same registers and spills as rounds of
+// four; the several-vector kernels, at their register caps, spill with them and keep four.
+template <class S>
+inline constexpr int kDeepCombineRounds = 64 / int(sizeof(S));
 
 // A block's share of a split plan: its output tile, its split of that tile's reduction (of
 // `count`, `length` elements each), and the tile's place among a batch item's tiles (its
@@ -53,7 +70,7 @@ __device__ __forceinline__ BlockSplit block_split(const SplitPlan &plan) {
 // call and returns true. Only the first values_used values take part (a several-vector tile
 // whose pass carries fewer vectors leaves the rest out of the traffic). Every thread of the
 // block must call it.
-template <int kTileOutputs, int kBlockThreads, class S>
+template <int kTileOutputs, int kBlockThreads, int kDeepRounds = 0, class S>
 __device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, int ksplit, int split,
                                S *values, int values_used = kTileOutputs) {
   // Short tiles let several threads share one output's splits (then summed in helper order).
@@ -72,12 +89,12 @@ __device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, in
   __threadfence();
   if constexpr (kHelpers == 1) {
     for (int t = threadIdx.x; t < values_used; t += kBlockThreads)
-      values[t] = sum_splits(tile_partials + t, kTileOutputs, 0, 1, ksplit);
+      values[t] = sum_splits<kDeepRounds>(tile_partials + t, kTileOutputs, 0, 1, ksplit);
   } else {
     const int output = threadIdx.x % kTileOutputs, helper = threadIdx.x / kTileOutputs;
     if (output < values_used)
       helper_sums[threadIdx.x] =
-          sum_splits(tile_partials + output, kTileOutputs, helper, kHelpers, ksplit);
+          sum_splits<kDeepRounds>(tile_partials + output, kTileOutputs, helper, kHelpers, ksplit);
     __syncthreads();
     if (threadIdx.x < values_used) {
       S total = S(0);

@@ -112,8 +112,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 
     const int64_t tile = b * gridDim.x + blockIdx.x;
     if (args.split.count == 1 ||
-        combine_splits<Variant::kMaxRows, kThreads>(args.workspace, tile, args.split.count, split,
-                                                    partials)) {
+        combine_splits<Variant::kMaxRows, kThreads, kDeepCombineRounds<S>>(
+            args.workspace, tile, args.split.count, split, partials)) {
       if (threadIdx.x < rows && r0 + threadIdx.x < p.m)
         store_output(y + (r0 + threadIdx.x) * p.y.inc, partials[threadIdx.x], alpha, beta,
                      bias_at<TY>(p, r0 + threadIdx.x));

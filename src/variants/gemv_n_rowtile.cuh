@@ -186,8 +186,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 
     const int64_t tile_index = b * gridDim.x + blockIdx.x;
     if (args.split.count == 1 ||
-        combine_splits<kRows, Variant::kThreads>(args.workspace, tile_index, args.split.count,
-                                                 split, tile_sums)) {
+        combine_splits<kRows, Variant::kThreads, kDeepCombineRounds<S>>(
+            args.workspace, tile_index, args.split.count, split, tile_sums)) {
       for (int r = threadIdx.x; r < kRows; r += Variant::kThreads)
         if (r < rows_left)
           store_output(y + (r0 + r) * p.y.inc, tile_sums[r], alpha, beta, bias_at<TY>(p, r0 + r));
