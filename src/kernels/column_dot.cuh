@@ -18,13 +18,6 @@ __device__ __forceinline__ int64_t vector_steps_end(XAccess x_access, int64_t k1
   return x_access == XAccess::kShifted ? k1 - kElemsPer16B<TA> : k1;
 }
 
-// The lanes of this lane's group in its warp (groups are aligned within warps).
-template <int kGroup>
-__device__ __forceinline__ unsigned group_lane_mask() {
-  if constexpr (kGroup == 32) return 0xffffffffu;
-  else return ((1u << kGroup) - 1u) << ((threadIdx.x & 31u) & ~unsigned(kGroup - 1));
-}
-
 // Calls consume(s, x_raw) with the x of each of kSteps consecutive steps from k, in order, as
 // dot_column consumes them (lane `lane` of the group: its kElems elements of each step). A
 // shifted x straddles two aligned blocks per lane and step; each lane loads only the lower one

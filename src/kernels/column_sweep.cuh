@@ -1,6 +1,7 @@
 // The column sweep of op N: kRowThreads lanes own a tile of rows (one 16-byte slice each per
 // column), and the block's column slots walk different columns, kUnroll in flight per slot,
-// each column scaled by its (broadcast) x element.
+// each column scaled by its (broadcast) x element. Slices move in 16-byte loads (aligned
+// columns), realigned 16-byte loads (misaligned columns of inner tiles) or masked element loads.
 #pragma once
 
 #include "early_stage.cuh"
@@ -46,6 +47,30 @@ __device__ __forceinline__ void accumulate_column(S (&acc)[kElemsPer16B<TA>], in
   for (int e = 0; e < kElems; ++e) acc[e] += a[e] * xj;
 }
 
+// The column slot's walk over its columns j in [c0, c1): kUnroll columns' loads in flight
+// (load(j), and x[j]), then consumed in column order (consume(j, loaded, x[j])).
+template <int kBlockThreads, int kRowThreads, int kUnroll, class TX, class Load, class Consume>
+__device__ __forceinline__ void sweep_slot_columns(const TX *x, int64_t incx, int64_t c0,
+                                                   int64_t c1, int slot, Load &&load,
+                                                   Consume &&consume) {
+  constexpr int kSlots = kBlockThreads / kRowThreads;
+  using Loaded = decltype(load(c0));
+  using S = decltype(to_acc(*x));
+  int64_t j = c0 + slot;
+  for (; j + (kUnroll - 1) * kSlots < c1; j += kUnroll * kSlots) {
+    Loaded loaded[kUnroll];
+    S xv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      loaded[u] = load(j + u * kSlots);
+      xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) consume(j + u * kSlots, loaded[u], xv[u]);
+  }
+  for (; j < c1; j += kSlots) consume(j, load(j), to_acc(__ldg(x + j * incx)));
+}
+
 // acc[e] += sum over the slot's columns j in [c0, c1) of A[row e, j] * x[j].
 template <bool kVector, int kBlockThreads, int kRowThreads, int kUnroll, class TA, class TX,
           class S>
@@ -53,23 +78,52 @@ __device__ __forceinline__ void accumulate_columns(const TA *tile, int64_t lda, 
                                                    int64_t incx, int64_t c0, int64_t c1,
                                                    int64_t rows_left, int row_lane, int slot,
                                                    S (&acc)[kElemsPer16B<TA>]) {
-  constexpr int kSlots = kBlockThreads / kRowThreads;
-  auto load_column = [&](int64_t j) {
-    return load_tile_column<kVector, kRowThreads>(tile, lda, j, rows_left, row_lane);
+  sweep_slot_columns<kBlockThreads, kRowThreads, kUnroll>(
+      x, incx, c0, c1, slot,
+      [&](int64_t j) {
+        return load_tile_column<kVector, kRowThreads>(tile, lda, j, rows_left, row_lane);
+      },
+      [&](int64_t, int4 a_raw, S xj) { accumulate_column<TA>(acc, a_raw, xj); });
+}
+
+// acc[e] += sum over the slot's columns j in [c0, c1) of A[row e, j] * x[j], for a full tile
+// whose columns are not 16-byte aligned (odd lda, A at an offset), with rows above it and kElems
+// rows or more below it. Each lane loads the aligned block under the start of its 16-byte slice
+// and takes the block after it from the next lane of its row group; the group's last lane loads
+// that one itself. One 16-byte load per lane and column, as when aligned, instead of kElems
+// element loads; the blocks are realigned (funnel16) only as they are consumed, so that the
+// realigned copies do not add to the registers of the loads in flight. The blocks reach at most
+// 15 bytes past either end of the tile's slices: rows of the same column. The same
+// accumulate_column order as the other paths, so the same bits as the masked path.
+template <int kBlockThreads, int kRowThreads, int kUnroll, class TA, class TX, class S>
+__device__ __forceinline__ void accumulate_shifted_columns(const TA *tile, int64_t lda,
+                                                           const TX *x, int64_t incx, int64_t c0,
+                                                           int64_t c1, int row_lane, int slot,
+                                                           S (&acc)[kElemsPer16B<TA>]) {
+  constexpr int kElems = kElemsPer16B<TA>;
+  const unsigned mask = group_lane_mask<kRowThreads>();
+  const bool last_lane = row_lane == kRowThreads - 1;
+  // The slice's address; its offset in the aligned block is recomputed as it is consumed, not
+  // kept beside the loads in flight.
+  const auto slice_address = [&](int64_t j) {
+    return reinterpret_cast<uintptr_t>(tile + j * lda + row_lane * kElems);
   };
-  int64_t j = c0 + slot;
-  for (; j + (kUnroll - 1) * kSlots < c1; j += kUnroll * kSlots) {
-    int4 a_raw[kUnroll];
-    S xv[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      a_raw[u] = load_column(j + u * kSlots);
-      xv[u] = to_acc(__ldg(x + (j + u * kSlots) * incx));
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) accumulate_column<TA>(acc, a_raw[u], xv[u]);
-  }
-  for (; j < c1; j += kSlots) accumulate_column<TA>(acc, load_column(j), to_acc(__ldg(x + j * incx)));
+  struct Blocks {
+    int4 lower, upper;  // upper: the last lane's only
+  };
+  sweep_slot_columns<kBlockThreads, kRowThreads, kUnroll>(
+      x, incx, c0, c1, slot,
+      [&](int64_t j) {
+        const uintptr_t address = slice_address(j);
+        const int4 *block = reinterpret_cast<const int4 *>(address & ~uintptr_t(15));
+        return Blocks{__ldcs(block), last_lane && (address & 15u) != 0 ? __ldcs(block + 1)
+                                                                         : make_int4(0, 0, 0, 0)};
+      },
+      [&](int64_t j, const Blocks &b, S xj) {
+        const int4 next = shfl16(mask, b.lower, (row_lane + 1) % kRowThreads, kRowThreads);
+        const unsigned offset = unsigned(slice_address(j) & 15u);
+        accumulate_column<TA>(acc, funnel16<TA>(b.lower, last_lane ? b.upper : next, offset), xj);
+      });
 }
 
 // Early start (vector tiles only): how many of the first kSteps iterations of

@@ -1,7 +1,8 @@
 // Loading and widening, shared by every GEMV kernel: element types to the accumulator type,
 // 16-byte loads of A (streamed once) and of x (cached), the funnel shift and the lane exchange
-// of an x shifted against A, 16-byte copies to shared memory that hold no registers. Every
-// element type moves in 16-byte units, kElemsPer16B<T> elements each (16 for 8-bit types).
+// of data shifted against its 16-byte blocks (op T's x, op N's misaligned columns), 16-byte
+// copies to shared memory that hold no registers. Every element type moves in 16-byte units,
+// kElemsPer16B<T> elements each (16 for 8-bit types).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -133,6 +134,13 @@ __device__ __forceinline__ int4 funnel16(const int4 lo, const int4 hi, unsigned 
       out[i] = __funnelshift_r(word_at(w, q, i), word_at(w, q, i + 1), bits);
   }
   return make_int4(int(out[0]), int(out[1]), int(out[2]), int(out[3]));
+}
+
+// The lanes of this lane's group in its warp (groups are aligned within warps).
+template <int kGroup>
+__device__ __forceinline__ unsigned group_lane_mask() {
+  if constexpr (kGroup == 32) return 0xffffffffu;
+  else return ((1u << kGroup) - 1u) << ((threadIdx.x & 31u) & ~unsigned(kGroup - 1));
 }
 
 // The 16 bytes that lane `source` (of a segment of `width` lanes) holds, for each lane in mask.

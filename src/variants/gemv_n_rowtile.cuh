@@ -115,8 +115,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const bool vector_lda = (p.a.ld * int64_t(sizeof(TA))) % 16 == 0;
   __shared__ S slot_sums[kSlots][kRows];
   __shared__ S tile_sums[kRows];
-  // Full, aligned tiles take 16-byte loads; the last tile and misaligned A (known only here,
-  // per tile and per batch item) take masked scalars.
+  // Full, aligned tiles take 16-byte loads. Misaligned A (known only here, per tile and per
+  // batch item) takes realigned 16-byte loads in a full tile with rows above and below it
+  // (`shifted` below), masked scalars in the first and the last tiles.
   const auto vector_tile = [&](const TA *tile) {
     return vector_lda && rows_left >= kRows && is_aligned16(tile);
   };
@@ -150,6 +151,10 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     const TX *x = x_of<TX>(p, b);
     TY *y = y_of<TY>(p, b);
     const bool vector_ok = vector_tile(tile);
+    // Misaligned columns of a full tile with rows above it and a slice's rows below it (so that
+    // its lanes' aligned blocks hold only elements of its columns): realigned 16-byte loads.
+    const bool shifted = !vector_ok && r0 > 0 && rows_left >= kRows + kElems;
+    const bool slices = vector_ok || shifted;  // each lane's rows are one contiguous slice
     S acc[kElems];
 #pragma unroll
     for (int e = 0; e < kElems; ++e) acc[e] = S(0);
@@ -166,6 +171,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
         }
         accumulate_columns<true, Variant::kThreads, kRowThreads, kUnroll>(
             tile, p.a.ld, x, p.x.inc, start, c1, rows_left, row_lane, slot, acc);
+      } else if (shifted) {
+        accumulate_shifted_columns<Variant::kThreads, kRowThreads, kUnroll>(
+            tile, p.a.ld, x, p.x.inc, c0, c1, row_lane, slot, acc);
       } else {
         accumulate_columns<false, Variant::kThreads, kRowThreads, kUnroll>(
             tile, p.a.ld, x, p.x.inc, c0, c1, rows_left, row_lane, slot, acc);
@@ -173,8 +181,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     }
 #pragma unroll
     for (int e = 0; e < kElems; ++e)
-      slot_sums[slot][vector_ok ? tile_row<true, kRowThreads, kElems>(row_lane, e)
-                                : tile_row<false, kRowThreads, kElems>(row_lane, e)] = acc[e];
+      slot_sums[slot][slices ? tile_row<true, kRowThreads, kElems>(row_lane, e)
+                             : tile_row<false, kRowThreads, kElems>(row_lane, e)] = acc[e];
     __syncthreads();
     for (int r = threadIdx.x; r < kRows; r += Variant::kThreads) {
       S sum = S(0);
