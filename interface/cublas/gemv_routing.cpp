@@ -139,16 +139,16 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 //   fp64 on the fp64 tensor cores 1.02-1.10x at 2-16 (0.93x); fp32 on the CUDA cores
 //   1.21-1.59x at 2-8 (0.95x), 0.87x at 16, where Sgemm stays faster;
 // - op N: 16-bit on the tensor cores 1.01-1.04x at 2-8 (0.85x), 0.95x at 16; fp64 1.10-1.15x
-//   at 2-16 (0.97x); fp32 on the CUDA cores slower at every count
-// (bench/results/h200-2026-12-04/gpu-suite-ad28039). fp32 op N stays with Sgemm although its
-// kernel has since staged x in shared memory (on an H100: 1.06-1.64x Sgemm geo-mean at 2-16
-// vectors, worst 0.84-0.91x from 8 on; bench/results/h100-2026-12-05/NOTES.md): not yet re-measured
-// on the H200 against Sgemm shape by shape.
+//   at 2-16 (0.97x)
+// (bench/results/h200-2026-12-04/gpu-suite-ad28039). fp32 op N on the CUDA cores, since its
+// kernel stages x in shared memory, on an H100 (bench/results/h100-2026-12-05/gpu-suite-5022d28):
+// 1.58x at 2 vectors (1.06x), 1.55x at 4 (1.06x), 1.22x at 8 (0.90x), 1.09x at 16 (0.82x), so
+// Sgemm keeps more than 4.
 namespace {
 int64_t served_vectors(const GemvProblem &gemv) {
   const ElementType a = gemv.types.a;
   if (gemv.transposed()) return a == ElementType::kF32 ? 8 : 16;
-  return a == ElementType::kF64 ? 16 : a == ElementType::kF32 ? 1 : 8;
+  return a == ElementType::kF64 ? 16 : a == ElementType::kF32 ? 4 : 8;
 }
 }  // namespace
 
@@ -156,8 +156,8 @@ Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *rea
   if (!gemv) return {std::nullopt, reason};
   if (gemv->rhs_count > served_vectors(*gemv))
     return {std::nullopt,
-            "several vectors where cuBLAS's GEMM is faster (fp32 op N; more than 8 of fp32 op T "
-            "or of 16-bit op N)"};
+            "several vectors where cuBLAS's GEMM is faster (more than 4 of fp32 op N; more than 8 "
+            "of fp32 op T or of 16-bit op N)"};
   return checked_route(*gemv);
 }
 

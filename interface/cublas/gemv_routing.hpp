@@ -105,7 +105,7 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 
 // The verdict on a GEMM-as-GEMV (nullopt: not one, for `reason`): a problem of several vectors
 // is served up to a count by op and A's type (op T: 16 of 16-bit or fp64, 8 of fp32; op N: 16
-// of fp64, 8 of 16-bit, none of fp32), where xgemv's kernel is at least as fast as cuBLAS's
+// of fp64, 8 of 16-bit, 4 of fp32), where xgemv's kernel is at least as fast as cuBLAS's
 // GEMM; more are forwarded. Then the one checker.
 Route route_gemv_of_gemm(const std::optional<GemvProblem> &gemv, const char *reason);
 

@@ -12,10 +12,10 @@
 // cuBLAS called directly (dlopen by soname + dlsym, past the drop-in): the caller must see
 // cuBLAS's own behaviour. Covered: {S,D}gemv_v2[_64], the six {S,D,HSH,HSS,TST,TSS} types in
 // gemvBatched / gemvStridedBatched [_64], GemmEx[_64], Sgemm_v2 and Dgemm_v2 with C of one row /
-// column and of 2..16 columns or rows (served as one problem of several vectors only where that
-// problem is op T, with at most 8 vectors for fp32: its log line names them, and its result is
-// compared with cuBLAS's too; op N problems and more fp32 vectors are forwarded, with the reason
-// logged, and must give cuBLAS's bits),
+// column and of 2..16 columns or rows (served as one problem of several vectors up to a count
+// by its op and type, most_vectors_of below: its log line names them, and its result is
+// compared with cuBLAS's too; more vectors are forwarded, with the reason logged, and must give
+// cuBLAS's bits),
 // device-pointer scalars, a non-default stream (the call must wait behind work queued on it),
 // CUDA graph capture (on a stream seen before and on a new one; a long reduction whose first
 // call is captured is split across blocks in the graph, as outside one), cublasDestroy_v2. Exits 77 without a GPU. XGEMV_TEST_PROFILE=sanitizer
@@ -527,9 +527,9 @@ void check_split_reduction_captured(cublasHandle_t handle) {
 
 // The drop-in maps GEMMs whose C has at most this many columns or rows to one GEMV problem of
 // that many vectors: C's columns when n == 1 or (m != 1 and n <= 16), else C's rows. It serves
-// one vector for every served type; several only where the problem is op T (columns with
-// op(A) = A^T, rows with op(B) = B), up to 16 for 16-bit A and up to 8 for fp32: op N problems
-// and more fp32 vectors are left to cuBLAS's GEMM, which is faster there.
+// one vector for every served type; several up to a count by the problem's op (op T: columns
+// with op(A) = A^T, rows with op(B) = B) and type (most_vectors_of): more are left to cuBLAS's
+// GEMM, which is faster there.
 constexpr int kMaxGemmVectors = 16;
 
 bool vectors_are_columns(int m, int n) { return n == 1 || (m != 1 && n <= kMaxGemmVectors); }
@@ -542,7 +542,7 @@ struct MostVectors {
   int op_t, op_n;
 };
 MostVectors most_vectors_of(cudaDataType ab_type) {
-  if (ab_type == CUDA_R_32F) return {8, 1};
+  if (ab_type == CUDA_R_32F) return {8, 4};
   if (ab_type == CUDA_R_64F) return {kMaxGemmVectors, kMaxGemmVectors};
   return {kMaxGemmVectors, 8};
 }

@@ -413,20 +413,20 @@ TEST(GemmExRouting, SgemmOfOneColumnOrRowIsAnSgemv) {
   EXPECT_EQ((*row.problem)->rhs_count, 1);
   EXPECT_EQ((*row.problem)->a.data, b);
   EXPECT_EQ((*row.problem)->trans, 'T');
-  // Several fp32 vectors: op N stays with cuBLAS (2 and 16 columns), op T is served up to 8
-  // vectors (2 columns, op T on A) and forwarded beyond (16 columns; 16 rows of a wide C, op T
-  // on B, in the 64-bit form).
-  for (const int columns : {2, 16}) {
-    EXPECT_TRUE(several_vectors_forwarded(
-        route(CUBLAS_OP_N, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 8, b, 5, &kOne, c, 8)));
-    const Route op_t = route(CUBLAS_OP_T, CUBLAS_OP_N, 8, columns, 5, &kOne, a, 5, b, 5, &kOne,
-                             c, 8);
-    if (columns == 2) {
-      ASSERT_TRUE(serves_as(op_t, kFloat)) << reason_of(op_t);
-      EXPECT_EQ((*op_t.problem)->rhs_count, 2);
-      EXPECT_EQ((*op_t.problem)->trans, 'T');
-    } else {
-      EXPECT_TRUE(several_vectors_forwarded(op_t)) << reason_of(op_t);
+  // Several fp32 vectors: op N is served up to 4 (2 columns) and stays with cuBLAS beyond (6
+  // and 16), op T is served up to 8 vectors (2 and 6 columns, op T on A) and forwarded beyond (16
+  // columns; 16 rows of a wide C, op T on B, in the 64-bit form).
+  for (const int columns : {2, 6, 16}) {
+    for (const cublasOperation_t op_a : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+      const Route verdict = route(op_a, CUBLAS_OP_N, 8, columns, 5, &kOne, a,
+                                  op_a == CUBLAS_OP_N ? 8 : 5, b, 5, &kOne, c, 8);
+      if (columns <= (op_a == CUBLAS_OP_N ? 4 : 8)) {
+        ASSERT_TRUE(serves_as(verdict, kFloat)) << reason_of(verdict);
+        EXPECT_EQ((*verdict.problem)->rhs_count, columns);
+        EXPECT_EQ((*verdict.problem)->trans, op_a == CUBLAS_OP_N ? 'N' : 'T');
+      } else {
+        EXPECT_TRUE(several_vectors_forwarded(verdict)) << reason_of(verdict);
+      }
     }
   }
   EXPECT_TRUE(several_vectors_forwarded(route(CUBLAS_OP_N, CUBLAS_OP_N, int64_t(16), int64_t(40),
@@ -467,7 +467,7 @@ TEST(GemmExRouting, DgemmIsGemmExWith64FEverywhere) {
 // xgemv serves a GEMM of 2..16 columns or rows as one problem, transposed (op T: columns with
 // op(A) = A^T, rows with op(B) = B) or not (op N), up to a count by op and type: op T 16 of
 // 16-bit A and B (C of that type or fp32) or of fp64, 8 of fp32; op N 16 of fp64, 8 of 16-bit,
-// none of fp32. Beyond them cuBLAS's GEMM is faster and keeps the call. One column or one row
+// 4 of fp32. Beyond them cuBLAS's GEMM is faster and keeps the call. One column or one row
 // is served for every served type and op.
 TEST(GemmExRouting, SeveralVectorsAreServedUpToACountByOpAndType) {
   static char a[16], b[16], out[16];
@@ -476,7 +476,7 @@ TEST(GemmExRouting, SeveralVectorsAreServedUpToACountByOpAndType) {
     cublasComputeType_t compute;
     ElementTypes types;
     int64_t most_op_t, most_op_n;
-  } types[] = {{CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kFloat, 8, 1},
+  } types[] = {{CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kFloat, 8, 4},
                {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, kDouble, 16, 16},
                {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, kHalf, 16, 8},
                {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, kBf16, 16, 8},
@@ -525,28 +525,31 @@ TEST(GemmExRouting, SeveralVectorsAreServedUpToACountByOpAndType) {
     }
   }
   // Per type 12 shapes x 9 op pairs: the 3 one-vector shapes are served for every pair. Of the
-  // several-vector shapes (5 of columns, of which 3 have at most 8; 4 of rows, 2 with at most
-  // 8), op T takes those of columns for the 6 pairs with op(A) = A^T and those of rows for the
-  // 3 with op(B) = B, op N those of columns for the 3 others and of rows for the 6 others.
-  // Served: op T every one in 16-bit and fp64 (5 types), those of at most 8 vectors in fp32;
-  // op N every one in fp64, those of at most 8 in 16-bit (4 types).
+  // several-vector shapes (5 of columns, of which 3 have at most 8 and 2 at most 4; 4 of rows,
+  // 2 with at most 8, both with at most 4), op T takes those of columns for the 6 pairs with
+  // op(A) = A^T and those of rows for the 3 with op(B) = B, op N those of columns for the 3
+  // others and of rows for the 6 others. Served: op T every one in 16-bit and fp64 (5 types),
+  // those of at most 8 vectors in fp32; op N every one in fp64, those of at most 8 in 16-bit
+  // (4 types), those of at most 4 in fp32.
   EXPECT_EQ(served, 6 * 3 * 9 + 5 * (5 * 6 + 4 * 3) + (3 * 6 + 2 * 3) + (5 * 3 + 4 * 6) +
-                        4 * (3 * 3 + 2 * 6));
-  // Forwarded: op N in fp32, op N beyond 8 vectors in 16-bit, op T beyond 8 in fp32.
-  EXPECT_EQ(forwarded, (5 * 3 + 4 * 6) + 4 * (2 * 3 + 2 * 6) + (2 * 6 + 2 * 3));
+                        4 * (3 * 3 + 2 * 6) + (2 * 3 + 2 * 6));
+  // Forwarded: op N beyond 4 vectors in fp32 and beyond 8 in 16-bit, op T beyond 8 in fp32.
+  EXPECT_EQ(forwarded, (3 * 3 + 2 * 6) + 4 * (2 * 3 + 2 * 6) + (2 * 6 + 2 * 3));
 
-  // The Sgemm entry point follows the same rule: 4 fp32 vectors are served as op T and
-  // forwarded as op N.
+  // The Sgemm entry point follows the same rule: 4 fp32 vectors are served as op T and op N, 6
+  // as op T and forwarded as op N.
   static float fa[64], fb[64], fc[64];
   for (const cublasOperation_t op_a : ops) {
     const int lda = op_a == CUBLAS_OP_N ? 8 : 5;
     EXPECT_TRUE(serves_as(route(op_a, CUBLAS_OP_N, 8, 1, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8),
                           kFloat));
     const Route four = route(op_a, CUBLAS_OP_N, 8, 4, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8);
+    EXPECT_TRUE(serves_as(four, kFloat)) << reason_of(four);
+    const Route six = route(op_a, CUBLAS_OP_N, 8, 6, 5, &kOne, fa, lda, fb, 5, &kOne, fc, 8);
     if (op_a == CUBLAS_OP_N)
-      EXPECT_TRUE(several_vectors_forwarded(four)) << reason_of(four);
+      EXPECT_TRUE(several_vectors_forwarded(six)) << reason_of(six);
     else
-      EXPECT_TRUE(serves_as(four, kFloat)) << reason_of(four);
+      EXPECT_TRUE(serves_as(six, kFloat)) << reason_of(six);
   }
 }
 

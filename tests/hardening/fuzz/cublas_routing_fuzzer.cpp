@@ -10,7 +10,7 @@
 //    (Reference sgemm.f leading dimensions) with m, n, k > 0, C has at most 16 columns or at
 //    most 16 rows, and, where that gives several vectors, they are at most a count by the GEMV's
 //    op and A's type: transposed (columns with op(A) T or C, rows with op(B) N) 8 of fp32 and 16
-//    of the others, op N 16 of fp64, 8 of 16-bit and none of fp32; more stay with cuBLAS. The
+//    of the others, op N 16 of fp64, 8 of 16-bit and 4 of fp32; more stay with cuBLAS. The
 //    served GEMV has that op, and is one
 //    problem whose vectors are C's columns when n == 1, or when m != 1 and n <= 16, and C's rows
 //    otherwise; it must compute exactly the GEMM's sums: the same output elements, each the sum
@@ -210,10 +210,10 @@ bool gemm_served(const Gemm &g) {
     return false;
   // Several vectors, up to a count by op and type: a transposed GEMV (y_j = A^T x_j over C's
   // columns, y_i = B^T x_i over its rows) 8 of fp32, 16 of the others; an op N one 16 of fp64,
-  // 8 of 16-bit, none of fp32.
+  // 8 of 16-bit, 4 of fp32.
   const int64_t vectors = vectors_are_columns(g) ? g.n : g.m;
   const bool fp32 = g.a_type == CUDA_R_32F, fp64 = g.a_type == CUDA_R_64F;
-  const int64_t most = gemv_transposed(g) ? (fp32 ? 8 : 16) : (fp64 ? 16 : fp32 ? 1 : 8);
+  const int64_t most = gemv_transposed(g) ? (fp32 ? 8 : 16) : (fp64 ? 16 : fp32 ? 4 : 8);
   return vectors <= most;
 }
 

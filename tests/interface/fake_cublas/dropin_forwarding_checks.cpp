@@ -109,12 +109,13 @@ extern "C" __attribute__((visibility("default"))) int run_dropin_forwarding_chec
   expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", "empty GEMM", handle, CUBLAS_OP_N,
                    CUBLAS_OP_N, 4, 1, 0, f, f, 4, f, 1, f, y, 4);
   // Valid GEMMs of several vectors that cuBLAS keeps: more than 8 fp32 vectors (PyTorch's fp32
-  // Linear on 12 rows), fp32 op N, more than 8 16-bit vectors of op N, and an fp64 GEMM.
+  // Linear on 12 rows), more than 4 of fp32 op N, more than 8 16-bit vectors of op N, and an
+  // fp64 GEMM.
   const char *const kSeveralVectors = "several vectors where cuBLAS's GEMM is faster";
   expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", kSeveralVectors, handle, CUBLAS_OP_T,
                    CUBLAS_OP_N, 8, 12, 3, f, f, 3, f, 3, f, y, 8);
   expect_forwarded(&cublasSgemm_v2, "cublasSgemm_v2", kSeveralVectors, handle, CUBLAS_OP_N,
-                   CUBLAS_OP_N, 8, 4, 3, f, f, 8, f, 3, f, y, 8);
+                   CUBLAS_OP_N, 8, 6, 3, f, f, 8, f, 3, f, y, 8);
   expect_forwarded(&cublasDgemm_v2, "cublasDgemm_v2", "a GEMM", handle, CUBLAS_OP_T, CUBLAS_OP_N,
                    17, 17, 3, d, d, 3, d, 3, d, dy, 17);
   expect_forwarded(static_cast<GemmEx>(&cublasGemmEx), "cublasGemmEx", kSeveralVectors, handle,
