@@ -9,19 +9,27 @@
 #   test    runs the core GPU tests of build-gpu against each candidate's library
 #   single  A/B, one vector: anchors and llm suites, ops N and T, the op N and group candidates
 #   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
-#   groups  A/B of a group candidate (chained-loads; grid-fill, thin-wave-groups) on llm,
-#           llm-small, ad-hoc shapes of SmolLM-135M and -360M and the small models' decode
-#           steps, and the forced row-block groups on main's library
+#   groups  A/B of a group candidate (thin-chained-loads, chained-loads; grid-fill,
+#           thin-wave-groups) on llm, llm-small, ad-hoc shapes of SmolLM-135M and -360M, held-out
+#           shapes of small models no group rule was fitted on (Qwen3-0.6B, Gemma-3-270M and -1B,
+#           GPT-2, Pythia-410M, TinyLlama) and the small models' decode steps, and the forced
+#           row-block groups on main's library
 #   probe-n main's library only: each op N design for long columns forced (n_rowtile_32,
 #           n_rowtile_8, n_mma_16) beside the automatic choice and cuBLAS, 16-bit
 #           op N of the anchors and llm suites, where 32-48 MiB matrices read at 76-88% of the
 #           stream (op T: 96-101%); no candidate needed
+#   profile-n main's library only: Nsight Compute on one launch each of xgemv's and cuBLAS's
+#           16-bit op N 4096 x 4096 (xgemv at 84-85% of the stream read, cuBLAS 89-90%, every
+#           forced design of xgemv 82-85%) and, to contrast, xgemv's op T of the same shape
+#           (101%): grid, occupancy, DRAM throughput, L2 traffic, warp stalls
 #
-# Candidates default to the two still to measure, chained-loads and fma-x-stage (thin-wave-groups,
-# cluster-combine and grid-fill were refuted on an H100; deep-combine and shifted-columns met
-# their rules there). Builds go to build-candidates/<candidate>/ (ignored by git, so
-# they stay between calls on a warm machine), results to $OUT/candidates/ when OUT is set (else
-# build-candidates/results/). Exit status: that of the last step that failed, else 0.
+# Candidates default to the one still to measure, thin-chained-loads, beside chained-loads for
+# its held-out shapes (thin-wave-groups, cluster-combine, grid-fill and fma-x-stage's op T half
+# were refuted on an H100, chained-loads missed its rule there by one case; deep-combine and
+# shifted-columns met their rules and are merged). Builds go to build-candidates/<candidate>/
+# (ignored by git, so they stay between calls on a warm machine), results to $OUT/candidates/
+# when OUT is set (else build-candidates/results/). Exit status: that of the last step that
+# failed, else 0.
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 here=bench/results/h200-2026-12-05/candidates
@@ -29,7 +37,7 @@ phase=${1:-}
 shift || true
 candidates=("$@")
 ((${#candidates[@]})) ||
-  candidates=(chained-loads fma-x-stage)
+  candidates=(thin-chained-loads chained-loads)
 base=build-gpu
 bench=$base/bench/xgemv-bench
 results=${OUT:+$OUT/candidates}
@@ -86,8 +94,9 @@ case $phase in
     for c in "${candidates[@]}"; do
       case $phase:$c in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
-          single:thin-wave-groups | single:grid-fill | single:chained-loads | fp32:fma-x-stage | \
-          groups:thin-wave-groups | groups:grid-fill | groups:chained-loads)
+          single:thin-wave-groups | single:grid-fill | single:chained-loads | \
+          single:thin-chained-loads | fp32:fma-x-stage | groups:thin-wave-groups | \
+          groups:grid-fill | groups:chained-loads | groups:thin-chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
             fail "$c: not built"
           ;;
@@ -108,6 +117,9 @@ case $phase in
           # shapes in no suite: SmolLM-135M's and -360M's q/k/v, o, gate/up and down
           ab groups-adhoc --shape 576x960,576x576,576x3072,1536x576,960x1600,960x960,960x5120,2560x960 \
             --op T --dtype bf16,fp32 --lib xgemv --quick
+          # held out: Qwen3-0.6B, Gemma-3-270M, Gemma-3-1B, GPT-2, Pythia-410M, TinyLlama
+          ab groups-heldout --shape 1024x4096,2048x1024,1024x6144,640x1536,1024x640,640x4096,2048x640,1152x1536,1024x1152,6912x1152,768x2304,768x768,768x3072,3072x768,1024x3072,1024x1024,2048x2048,2048x11264,3072x1024,1152x13824,5632x2048 \
+            --op T --dtype bf16,fp32 --lib xgemv --quick
           ab groups-decode --suite decode --model qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-7b,llama3-8b \
             --dtype bf16 --lib xgemv --quick
         fi
@@ -127,6 +139,20 @@ case $phase in
       XGEMV_KERNEL_VARIANT=$forced "$bench" --suite anchors,llm --op N --dtype bf16,fp16 \
         --lib xgemv,cublas --quick --out-dir "$results/probe-n-$variant" \
         > "$results/probe-n-$variant.log" 2>&1 || fail "probe-n $variant exited $?"
+    done
+    ;;
+  profile-n)
+    command -v ncu > /dev/null || PATH=$PATH:/usr/local/cuda/bin
+    for run in "N xgemv" "N cublas" "T xgemv"; do
+      set -- $run
+      # past the correctness call and the warm-up: two timed launches (cuBLAS's kernel may be a
+      # gemv or a GEMM's), caches flushed by ncu before each
+      ncu --clock-control none --launch-skip 10 --launch-count 2 -k 'regex:gemv|gemm|xmma' \
+        --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --section MemoryWorkloadAnalysis --section WarpStateStats \
+        "$bench" --shape 4096x4096 --op "$1" --dtype bf16 --lib "$2" --quick \
+        --out-dir "$results/profile-$1-$2" > "$results/profile-$1-$2.txt" 2>&1 ||
+        fail "ncu op $1 $2 exited $? ($results/profile-$1-$2.txt)"
     done
     ;;
   *)

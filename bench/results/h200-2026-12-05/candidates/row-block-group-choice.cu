@@ -2,16 +2,18 @@
 // 16, 8, 4, 2; GemvTShort before them takes columns shorter than 128 bytes), on a device of 132
 // SMs, bf16 and fp32: the plans and suits() are host code, so this runs without a GPU. From the
 // repository root, on main and on a tree with a group candidate applied (thin-wave-groups,
-// grid-fill, chained-loads):
+// grid-fill, chained-loads, thin-chained-loads):
 //   nvcc -I include -I src -std=c++17 --expt-relaxed-constexpr -x cu \
 //     bench/results/h200-2026-12-05/candidates/row-block-group-choice.cu -o choice && ./choice
 #include <cstdio>
 #include "variants/gemv_t_rowblock.cuh"
 using namespace xgemv;
-template <int G> int pick(const GemvProblem &p, const DeviceLimits &d) {
+struct Pick { int group; long long blocks; };  // group 0: none suits
+template <int G> Pick pick(const GemvProblem &p, const DeviceLimits &d) {
   LaunchPlan plan;
-  if (GemvTRowBlock<G>::suits(p, d, plan)) return G;
-  if constexpr (G > 2) return pick<G / 2>(p, d); else return 0;  // 0: none suits
+  if (GemvTRowBlock<G>::suits(p, d, plan))
+    return {G, (long long)plan.grid.x * plan.grid.y};
+  if constexpr (G > 2) return pick<G / 2>(p, d); else return {0, 0};
 }
 int main() {
   const DeviceLimits device{132};
@@ -30,14 +32,24 @@ int main() {
       {"llama2-7b.gate_up", 4096, 22016}, {"llama2-13b.o", 5120, 5120}, {"llama3-70b.qkv", 8192, 10240},
       {"llama3-70b.o", 8192, 8192}, {"llama3-70b.down", 28672, 8192}, {"sq256", 256, 256},
       {"sq512", 512, 512}, {"sq1k", 1024, 1024}, {"wide-16", 16, 500000}, {"wide", 64, 1048576},
-      {"odd-wide", 777, 100003}, {"primes", 10007, 10009}, {"tall", 1048576, 64}};
+      {"odd-wide", 777, 100003}, {"primes", 10007, 10009}, {"tall", 1048576, 64},
+      // held out: in no suite and not used to fit any group rule
+      {"qwen3-0.6b.qkv", 1024, 4096}, {"qwen3-0.6b.o", 2048, 1024}, {"qwen3-0.6b.gate_up", 1024, 6144},
+      {"qwen3-0.6b.down", 3072, 1024}, {"gemma3-270m.qkv", 640, 1536}, {"gemma3-270m.o", 1024, 640},
+      {"gemma3-270m.gate_up", 640, 4096}, {"gemma3-270m.down", 2048, 640},
+      {"gemma3-1b.qkv", 1152, 1536}, {"gemma3-1b.o", 1024, 1152}, {"gemma3-1b.gate_up", 1152, 13824},
+      {"gemma3-1b.down", 6912, 1152}, {"gpt2.qkv", 768, 2304}, {"gpt2.o", 768, 768},
+      {"gpt2.fc1", 768, 3072}, {"gpt2.fc2", 3072, 768}, {"pythia-410m.qkv", 1024, 3072},
+      {"pythia-410m.o", 1024, 1024}, {"pythia-410m.fc1", 1024, 4096}, {"tinyllama.o", 2048, 2048},
+      {"tinyllama.gate_up", 2048, 11264}, {"tinyllama.down", 5632, 2048}};
   static __nv_bfloat16 a[16], x[16], y[16];
   static float fa[16], fx[16], fy[16];
   const float one = 1, zero = 0;
   for (const auto &s : shapes) {
     const GemvProblem p = single_problem('T', s.m, s.n, &one, a, s.m, x, 1, &zero, y, 1);
     const GemvProblem q = single_problem('T', s.m, s.n, &one, fa, s.m, fx, 1, &zero, fy, 1);
-    std::printf("%-22s %8lldx%-8lld bf16 t_rowblock_%-2d fp32 t_rowblock_%d\n", s.tag, s.m, s.n,
-                pick<32>(p, device), pick<32>(q, device));
+    const Pick b = pick<32>(p, device), f = pick<32>(q, device);
+    std::printf("%-22s %8lldx%-8lld bf16 t_rowblock_%-2d (%4lld blocks) fp32 t_rowblock_%-2d (%4lld blocks)\n",
+                s.tag, s.m, s.n, b.group, b.blocks, f.group, f.blocks);
   }
 }
