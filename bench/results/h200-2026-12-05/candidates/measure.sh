@@ -18,6 +18,10 @@
 #           n_rowtile_8, n_mma_16) beside the automatic choice and cuBLAS, 16-bit
 #           op N of the anchors and llm suites, where 32-48 MiB matrices read at 76-88% of the
 #           stream (op T: 96-101%); no candidate needed
+#   probe-split main's library only: n_rowtile_8 forced on 16-bit op N shapes of 32 and 128 MiB
+#           whose plans differ in splits (8, 4, 2, 1) and blocks (256-528) at the same bytes;
+#           4096 x 4096 and 32768 x 512 both run 512 blocks of 512 columns, split 8 ways and
+#           unsplit: what a split's combine costs, apart from the blocks' length and count
 #   profile-n main's library only: Nsight Compute on one launch each of xgemv's and cuBLAS's
 #           16-bit op N 4096 x 4096 (xgemv at 84-85% of the stream read, cuBLAS 89-90%, every
 #           forced design of xgemv 82-85%) and, to contrast, xgemv's op T of the same shape
@@ -141,13 +145,21 @@ case $phase in
         > "$results/probe-n-$variant.log" 2>&1 || fail "probe-n $variant exited $?"
     done
     ;;
+  probe-split)
+    XGEMV_KERNEL_VARIANT=n_rowtile_8 "$bench" --op N --dtype bf16 --lib xgemv,cublas --quick \
+      --shape 4096x4096,8192x2048,12288x1365,16384x1024,19008x882,32768x512,33792x496,4096x16384,8192x8192,16384x4096,19008x3530,32768x2048,33792x1986 \
+      --out-dir "$results/probe-split" > "$results/probe-split.log" 2>&1 ||
+      fail "probe-split exited $? ($results/probe-split.log)"
+    ;;
   profile-n)
     command -v ncu > /dev/null || PATH=$PATH:/usr/local/cuda/bin
     for run in "N xgemv" "N cublas" "T xgemv"; do
       set -- $run
-      # past the correctness call and the warm-up: two timed launches (cuBLAS's kernel may be a
-      # gemv or a GEMM's), caches flushed by ncu before each
-      ncu --clock-control none --launch-skip 10 --launch-count 2 -k 'regex:gemv|gemm|xmma' \
+      # past the warm-up: two timed launches (cuBLAS's kernel may be a gemv or a GEMM's, under
+      # any of its names; the bench's reference_gemv, which checks the output, left out),
+      # caches flushed by ncu
+      ncu --clock-control none --launch-skip 10 --launch-count 2 \
+        -k 'regex:^(?!.*reference_gemv).*(gemv|gemm|xmma|nvjet|cutlass)' \
         --section SpeedOfLight --section LaunchStats --section Occupancy \
         --section MemoryWorkloadAnalysis --section WarpStateStats \
         "$bench" --shape 4096x4096 --op "$1" --dtype bf16 --lib "$2" --quick \
