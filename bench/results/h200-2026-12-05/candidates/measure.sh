@@ -6,8 +6,10 @@
 #   bash bench/results/h200-2026-12-05/candidates/measure.sh PHASE [CANDIDATE...]
 #
 #   build   builds each candidate's libxgemv alone (the tree with its patch applied), all at once
-#   test    runs the core GPU tests of build-gpu against each candidate's library
-#   single  A/B, one vector: anchors and llm suites, ops N and T, the op N and group candidates
+#   test    runs the core GPU tests of build-gpu against each candidate's library (the dense
+#           kernels, several vectors, bias, quantized weights: every user of the split combine)
+#   single  A/B, one vector: anchors and llm suites, ops N and T, the op N, combine and group
+#           candidates
 #   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
 #   groups  A/B of a group candidate (thin-chained-loads, chained-loads; grid-fill,
 #           thin-wave-groups) on llm, llm-small, ad-hoc shapes of SmolLM-135M and -360M, held-out
@@ -27,8 +29,8 @@
 #           forced design of xgemv 82-85%) and, to contrast, xgemv's op T of the same shape
 #           (101%): grid, occupancy, DRAM throughput, L2 traffic, warp stalls
 #
-# Candidates default to the one still to measure, thin-chained-loads, beside chained-loads for
-# its held-out shapes (thin-wave-groups, cluster-combine, grid-fill and fma-x-stage's op T half
+# Candidates default to the two still to measure, thin-chained-loads (beside chained-loads for
+# its held-out shapes) and release-combine (thin-wave-groups, cluster-combine, grid-fill and fma-x-stage's op T half
 # were refuted on an H100, chained-loads missed its rule there by one case; deep-combine and
 # shifted-columns met their rules and are merged). Builds go to build-candidates/<candidate>/
 # (ignored by git, so they stay between calls on a warm machine), results to $OUT/candidates/
@@ -41,7 +43,7 @@ phase=${1:-}
 shift || true
 candidates=("$@")
 ((${#candidates[@]})) ||
-  candidates=(thin-chained-loads chained-loads)
+  candidates=(thin-chained-loads chained-loads release-combine)
 base=build-gpu
 bench=$base/bench/xgemv-bench
 results=${OUT:+$OUT/candidates}
@@ -80,7 +82,7 @@ case $phase in
   test)
     for c in "${candidates[@]}"; do
       [[ -e $(lib_of "$c")/libxgemv.so.0 ]] || { fail "$c: not built"; continue; }
-      for t in gpu_correctness gpu_variants gpu_bias gpu_nrhs; do
+      for t in gpu_correctness gpu_variants gpu_bias gpu_nrhs gpu_qgemv; do
         LD_LIBRARY_PATH=$(lib_of "$c") "$base/tests/core/$t" --gtest_brief=1 \
           > "$results/test-$c-$t.log" 2>&1
         case $? in
@@ -99,7 +101,7 @@ case $phase in
       case $phase:$c in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
           single:thin-wave-groups | single:grid-fill | single:chained-loads | \
-          single:thin-chained-loads | fp32:fma-x-stage | groups:thin-wave-groups | \
+          single:thin-chained-loads | single:release-combine | fp32:fma-x-stage | groups:thin-wave-groups | \
           groups:grid-fill | groups:chained-loads | groups:thin-chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
             fail "$c: not built"
