@@ -30,12 +30,12 @@
 #           (101%): grid, occupancy, DRAM throughput, L2 traffic, warp stalls
 #
 # Candidates default to the two still to measure, thin-chained-loads (beside chained-loads for
-# its held-out shapes) and release-combine (thin-wave-groups, cluster-combine, grid-fill and fma-x-stage's op T half
-# were refuted on an H100, chained-loads missed its rule there by one case; deep-combine and
-# shifted-columns met their rules and are merged). Builds go to build-candidates/<candidate>/
-# (ignored by git, so they stay between calls on a warm machine), results to $OUT/candidates/
-# when OUT is set (else build-candidates/results/). Exit status: that of the last step that
-# failed, else 0.
+# its held-out shapes) and release-combine (thin-wave-groups, cluster-combine, grid-fill and
+# fma-x-stage's op T half were refuted on an H100, chained-loads missed its rule there by one
+# case; deep-combine and shifted-columns met their rules and are merged). Builds go to
+# build-candidates/<candidate>/ (ignored by git, so they stay between calls on a warm machine),
+# results to $OUT/candidates/ when OUT is set (else build-candidates/results/). Exit status:
+# that of the last step that failed, else 0.
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 here=bench/results/h200-2026-12-05/candidates
@@ -101,8 +101,9 @@ case $phase in
       case $phase:$c in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
           single:thin-wave-groups | single:grid-fill | single:chained-loads | \
-          single:thin-chained-loads | single:release-combine | fp32:fma-x-stage | groups:thin-wave-groups | \
-          groups:grid-fill | groups:chained-loads | groups:thin-chained-loads)
+          single:thin-chained-loads | single:release-combine | fp32:fma-x-stage | \
+          groups:thin-wave-groups | groups:grid-fill | groups:chained-loads | \
+          groups:thin-chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
             fail "$c: not built"
           ;;
