@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include <cuda/atomic>
+
 #include "split_plan.hpp"
 
 namespace xgemv::kernels {
@@ -70,6 +72,11 @@ __device__ __forceinline__ BlockSplit block_split(const SplitPlan &plan) {
 // call and returns true. Only the first values_used values take part (a several-vector tile
 // whose pass carries fewer vectors leaves the rest out of the traffic). Every thread of the
 // block must call it.
+// The arrival is one acquire-release atomic by thread 0 after the block's barrier: the barrier
+// orders the block's partial stores before it, its release publishes them to the block that
+// arrives last, whose acquire (and barrier) orders its reads of them after. A fence a thread
+// (sequentially consistent, each waiting for its own stores to reach L2) is not needed for
+// that, and it sat on the critical path of every split call's last block.
 template <int kTileOutputs, int kBlockThreads, int kDeepRounds = 0, class S>
 __device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, int ksplit, int split,
                                S *values, int values_used = kTileOutputs) {
@@ -81,12 +88,13 @@ __device__ bool combine_splits(const SplitWorkspace &workspace, int64_t tile, in
   unsigned *tile_counters = workspace.tile_counters;
   for (int t = threadIdx.x; t < values_used; t += kBlockThreads)
     tile_partials[split * kTileOutputs + t] = values[t];
-  __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) is_last = atomicAdd(&tile_counters[tile], 1u) == unsigned(ksplit - 1);
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrivals(tile_counters[tile]);
+    is_last = arrivals.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(ksplit - 1);
+  }
   __syncthreads();
   if (!is_last) return false;
-  __threadfence();
   if constexpr (kHelpers == 1) {
     for (int t = threadIdx.x; t < values_used; t += kBlockThreads)
       values[t] = sum_splits<kDeepRounds>(tile_partials + t, kTileOutputs, 0, 1, ksplit);
