@@ -82,8 +82,10 @@ case $phase in
   test)
     for c in "${candidates[@]}"; do
       [[ -e $(lib_of "$c")/libxgemv.so.0 ]] || { fail "$c: not built"; continue; }
-      for t in gpu_correctness gpu_variants gpu_bias gpu_nrhs gpu_qgemv; do
-        LD_LIBRARY_PATH=$(lib_of "$c") "$base/tests/core/$t" --gtest_brief=1 \
+      for path in gpu_correctness gpu_variants gpu_bias gpu_nrhs quant/gpu_qgemv \
+        quant/gpu_qgemv_variants; do
+        t=${path#*/}
+        LD_LIBRARY_PATH=$(lib_of "$c") "$base/tests/core/$path" --gtest_brief=1 \
           > "$results/test-$c-$t.log" 2>&1
         case $? in
           0) note "$c $t: passed ($(grep -m1 -E '^\[  PASSED  \]' "$results/test-$c-$t.log"))" ;;
