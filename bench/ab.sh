@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Same-session A/B of libxgemv builds, from the repository root:
 #
-#   bash bench/ab.sh [--bench PATH] [--reps N] [--out DIR] [--libs LIST] \
+#   bash bench/ab.sh [--bench PATH] [--reps N] [--over fastest|median] [--out DIR] [--libs LIST] \
 #       BASE_LIBDIR NEW_LIBDIR [NEW_LIBDIR...] -- XGEMV_BENCH_ARGUMENTS...
 #
 # One xgemv-bench (--bench, default build/bench/xgemv-bench) runs the same cases with each
 # build's libxgemv in turn: LIBDIR is the directory of its libxgemv.so.0 (a build tree's src/),
 # put ahead of the bench's own on LD_LIBRARY_PATH. Each of --reps repetitions (default 2) runs
 # every build once, in reverse order every other time, so that a drift of the machine falls on
-# all of them. Then bench/compare_runs.py compares each new build with the base on the medians
-# of its repetitions (--libs: the records compared, default xgemv,xgemv-nrhs). Runs go to
+# all of them. Then bench/compare_runs.py compares each new build with the base on each case's
+# fastest repetition (--over fastest, the default: another load on the GPU only ever slows a
+# run, and the median of two repetitions is their mean) or on their median (--over median;
+# --libs: the records compared, default xgemv,xgemv-nrhs). Runs go to
 # OUT/<build>-<rep>/ (build 0 is the base), comparisons to OUT/compare-<build>.txt, and for each
 # run the bench's --version and the libxgemv it loads (ldd) to OUT/versions.txt; OUT is --out,
 # default build/ab-results. Pass the bench `--lib xgemv` (and --quick) unless the other
@@ -24,15 +26,16 @@ usage() {
   exit 2
 }
 
-bench=build/bench/xgemv-bench reps=2 out=build/ab-results libs=xgemv,xgemv-nrhs
+bench=build/bench/xgemv-bench reps=2 over=fastest out=build/ab-results libs=xgemv,xgemv-nrhs
 libdirs=()
 while (($#)); do
   case $1 in
-    --bench | --reps | --out | --libs)
+    --bench | --reps | --over | --out | --libs)
       (($# >= 2)) || usage
       case $1 in
         --bench) bench=$2 ;;
         --reps) reps=$2 ;;
+        --over) over=$2 ;;
         --out) out=$2 ;;
         --libs) libs=$2 ;;
       esac
@@ -49,6 +52,7 @@ refuse() {
   exit 2
 }
 [[ $reps =~ ^[1-9][0-9]*$ ]] || refuse "--reps takes a positive count, not '$reps'"
+[[ $over == fastest || $over == median ]] || refuse "--over takes fastest or median, not '$over'"
 ((${#libdirs[@]} >= 2)) || refuse "give a base and at least one new LIBDIR"
 [[ -x $bench ]] || refuse "no xgemv-bench at $bench (build it, or pass --bench)"
 for dir in "${libdirs[@]}"; do
@@ -91,7 +95,7 @@ status=0
 for ((k = 1; k < ${#libdirs[@]}; ++k)); do
   echo "== build $k (${libdirs[k]}) against build 0 (${libdirs[0]})" | tee "$out/compare-$k.txt"
   python3 "$(dirname "$0")/compare_runs.py" "$(runs_of 0)" "$(runs_of "$k")" --libs "$libs" \
-    --cases >> "$out/compare-$k.txt"
+    --over "$over" --cases >> "$out/compare-$k.txt"
   result=$?
   sed -n '/^| suite /,$p' "$out/compare-$k.txt"
   ((result > status)) && status=$result

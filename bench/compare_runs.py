@@ -5,12 +5,16 @@ case more than a threshold slower. The xgemv and xgemv-nrhs records of results.j
 those of --libs), each case at each nrhs. Run the builds back to back in one session
 (bench/ab.sh does, alternating their order): the ratios are of raw times (normalising by each
 run's ceiling would also count changes of the bench itself). Either side may be several runs
-of its build (comma-separated directories): a case's time is then its median over them.
+of its build (comma-separated directories): a case's time is then its median over them, or with
+`--over fastest` its fastest run. The fastest suits few runs on a shared machine: something else
+on the GPU slows a whole run of a case (its ceiling too), never speeds it up, and with two runs a
+side the median is their mean, so one disturbed run moves it by half the disturbance.
 
-    python3 bench/compare_runs.py BASE_DIR[,DIR...] NEW_DIR[,DIR...] [--slower 1.05] [--cases]
+    python3 bench/compare_runs.py BASE_DIR[,DIR...] NEW_DIR[,DIR...] [--over median|fastest]
+        [--slower 1.05] [--cases]
 
 --cases adds a table of every case: the two times, their ratio and the % of the stream read
-(the median of each side's runs). A case the base timed in all its runs and the new build did
+(of each side's runs, the median, or with --over fastest the highest). A case the base timed in all its runs and the new build did
 not in all of its (a failed check, a case left out) is listed. Exits 1 when the geometric mean
 is more than 1% slower, a case is more than the threshold slower or such a case is listed; 2
 when a run cannot be read.
@@ -33,16 +37,17 @@ def load(results_dir, libs):
             for r in records if r["us"] and r["lib"] in libs}
 
 
-def load_side(dirs, libs):
-    """{key: (median us, median % of the bound or None)} over the runs of one build: the cases
-    every run timed."""
+def load_side(dirs, libs, over):
+    """{key: (us, % of the bound or None)} over the runs of one build, the cases every run timed:
+    the medians, or (over == "fastest") the least time and the highest % of the bound."""
     runs = [load(d, libs) for d in dirs]
     common = set.intersection(*(set(run) for run in runs))
+    least, most = (statistics.median, statistics.median) if over == "median" else (min, max)
     side = {}
     for key in common:
         times = [run[key][0] for run in runs]
         bounds = [run[key][1] for run in runs if run[key][1] is not None]
-        side[key] = (statistics.median(times), statistics.median(bounds) if bounds else None)
+        side[key] = (least(times), most(bounds) if bounds else None)
     return side
 
 
@@ -69,12 +74,14 @@ def main():
                         help="a case whose new/base time ratio exceeds this is listed")
     parser.add_argument("--libs", default="xgemv,xgemv-nrhs",
                         help="the libraries whose records are compared (comma-separated)")
+    parser.add_argument("--over", choices=("median", "fastest"), default="median",
+                        help="a case's time over a side's runs: their median or the fastest")
     parser.add_argument("--cases", action="store_true", help="list every case")
     args = parser.parse_args()
     libs = set(args.libs.split(","))
     try:
-        base = load_side(args.base.split(","), libs)
-        new = load_side(args.new.split(","), libs)
+        base = load_side(args.base.split(","), libs, args.over)
+        new = load_side(args.new.split(","), libs, args.over)
     except (OSError, ValueError, KeyError) as error:
         print(f"compare_runs: cannot read a run: {error}")
         return 2
@@ -85,7 +92,8 @@ def main():
     # A case the base timed and the new build did not failed its check there (or did not run).
     untimed = sorted(base.keys() - new.keys(), key=lambda k: tuple(map(str, k)))
     ratios = {key: new[key][0] / base[key][0] for key in common}
-    runs = f"{len(args.base.split(','))} and {len(args.new.split(','))} run(s), medians"
+    over = "medians" if args.over == "median" else "fastest"
+    runs = f"{len(args.base.split(','))} and {len(args.new.split(','))} run(s), {over}"
     if args.cases:
         print("| case | lib | base us | new us | new/base | % bound base -> new |")
         print("|---|---|---:|---:|---:|---:|")

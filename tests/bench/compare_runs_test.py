@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bench/compare_runs.py on runs written here: medians over several runs a side, the records it
-compares, the cases the new build did not time, and its exit status."""
+"""bench/compare_runs.py on runs written here: medians or the fastest over several runs a side,
+the records it compares, the cases the new build did not time, and its exit status."""
 import json
 import subprocess
 import sys
@@ -45,6 +45,21 @@ class CompareRuns(unittest.TestCase):
         self.assertIn("| llm a | xgemv | 11.00 | 12.00 | 1.091 | 90.0 -> 90.0 |", output)
         self.assertIn("geo-mean new/base 1.0909 over 1 cases (3 and 3 run(s), medians)", output)
         self.assertEqual(status, 1)  # 9% slower on the geometric mean
+
+    def test_over_fastest_takes_each_sides_least_time_and_highest_bound(self):
+        # one disturbed run of the new build (its ceiling slowed too): the median of two is the
+        # mean and calls it 50% slower; the fastest runs agree
+        base = [self.run_dir([record("a", 10.0, pct_bound=90.0)]),
+                self.run_dir([record("a", 10.2, pct_bound=88.0)])]
+        new = [self.run_dir([record("a", 10.1, pct_bound=89.0)]),
+               self.run_dir([record("a", 20.0, pct_bound=91.0)])]
+        status, output = self.compare(base, new, "--cases")
+        self.assertIn("| llm a | xgemv | 10.10 | 15.05 | 1.490 | 89.0 -> 90.0 |", output)
+        self.assertEqual(status, 1)
+        status, output = self.compare(base, new, "--cases", "--over", "fastest")
+        self.assertIn("| llm a | xgemv | 10.00 | 10.10 | 1.010 | 90.0 -> 91.0 |", output)
+        self.assertIn("geo-mean new/base 1.0100 over 1 cases (2 and 2 run(s), fastest)", output)
+        self.assertEqual(status, 0)
 
     def test_faster_or_equal_passes_and_only_the_named_libraries_count(self):
         base = [self.run_dir([record("a", 10.0), record("a", 1.0, lib="cublas")])]
