@@ -29,10 +29,11 @@
 #           forced design of xgemv 82-85%) and, to contrast, xgemv's op T of the same shape
 #           (101%): grid, occupancy, DRAM throughput, L2 traffic, warp stalls
 #
-# Candidates default to the two still to measure, thin-chained-loads (beside chained-loads for
-# its held-out shapes) and release-combine (thin-wave-groups, cluster-combine, grid-fill and
-# fma-x-stage's op T half were refuted on an H100, chained-loads missed its rule there by one
-# case; deep-combine and shifted-columns met their rules and are merged). Builds go to
+# Every candidate of this folder is decided (../../h100-2026-12-05/NOTES.md): deep-combine,
+# shifted-columns and release-combine met their rules and are merged; thin-wave-groups,
+# cluster-combine, grid-fill and fma-x-stage's op T half were refuted; chained-loads and
+# thin-chained-loads each missed by one case. Name the candidates to measure again (each patch
+# applies to the tree it was written against). Builds go to
 # build-candidates/<candidate>/ (ignored by git, so they stay between calls on a warm machine),
 # results to $OUT/candidates/ when OUT is set (else build-candidates/results/). Exit status:
 # that of the last step that failed, else 0.
@@ -42,8 +43,10 @@ here=bench/results/h200-2026-12-05/candidates
 phase=${1:-}
 shift || true
 candidates=("$@")
-((${#candidates[@]})) ||
-  candidates=(thin-chained-loads chained-loads release-combine)
+[[ -z $phase || $phase == probe-* || $phase == profile-* ]] || ((${#candidates[@]})) || {
+  echo "measure.sh: name the candidates (patches of this folder) for phase '$phase'" >&2
+  exit 2
+}
 base=build-gpu
 bench=$base/bench/xgemv-bench
 results=${OUT:+$OUT/candidates}
