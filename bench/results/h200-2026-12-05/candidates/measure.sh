@@ -7,9 +7,10 @@
 #
 #   build   builds each candidate's libxgemv alone (the tree with its patch applied), all at once
 #   test    runs the core GPU tests of build-gpu against each candidate's library (the dense
-#           kernels, several vectors, bias, quantized weights: every user of the split combine)
-#   single  A/B, one vector: anchors and llm suites, ops N and T, the op N, combine and group
-#           candidates
+#           kernels, several vectors, bias, early start and graphs, quantized weights: every
+#           user of the split combine)
+#   single  A/B, one vector: anchors and llm suites, ops N and T, the op N, combine, group
+#           and ring candidates
 #   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
 #   groups  A/B of a group candidate (thin-chained-loads, chained-loads; grid-fill,
 #           thin-wave-groups) on llm, llm-small, ad-hoc shapes of SmolLM-135M and -360M, held-out
@@ -24,6 +25,14 @@
 #           whose plans differ in splits (8, 4, 2, 1) and blocks (256-528) at the same bytes;
 #           4096 x 4096 and 32768 x 512 both run 512 blocks of 512 columns, split 8 ways and
 #           unsplit: what a split's combine costs, apart from the blocks' length and count
+#   probe-alias main's library only: n_rowtile_8 forced on bf16 op N shapes split 8, 4, 2 and 1
+#           ways (504-512 blocks of 512 columns), each with lda a power of two and one 64-row
+#           tile less (lda 8064-65408 bytes): whether a split call's loss (15 points of the
+#           stream read at 8 splits, 2 at 2, probe-split) follows the splits or the columns'
+#           power-of-two spacing
+#   probe-ring the ring-sweep candidate's n_ring_8 forced, and main's n_rowtile_8 forced, on
+#           the probe-split shapes and the llm suite's 16-bit op N: the design apart from the
+#           dispatch rule that gives it calls
 #   profile-n main's library only: Nsight Compute on one launch each of xgemv's and cuBLAS's
 #           16-bit op N 4096 x 4096 (xgemv at 84-85% of the stream read, cuBLAS 89-90%, every
 #           forced design of xgemv 82-85%) and, to contrast, xgemv's op T of the same shape
@@ -85,8 +94,8 @@ case $phase in
   test)
     for c in "${candidates[@]}"; do
       [[ -e $(lib_of "$c")/libxgemv.so.0 ]] || { fail "$c: not built"; continue; }
-      for path in gpu_correctness gpu_variants gpu_bias gpu_nrhs quant/gpu_qgemv \
-        quant/gpu_qgemv_variants; do
+      for path in gpu_correctness gpu_variants gpu_bias gpu_nrhs gpu_launch_order \
+        quant/gpu_qgemv quant/gpu_qgemv_variants; do
         t=${path#*/}
         LD_LIBRARY_PATH=$(lib_of "$c") "$base/tests/core/$path" --gtest_brief=1 \
           > "$results/test-$c-$t.log" 2>&1
@@ -106,7 +115,8 @@ case $phase in
       case $phase:$c in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
           single:thin-wave-groups | single:grid-fill | single:chained-loads | \
-          single:thin-chained-loads | single:release-combine | fp32:fma-x-stage | \
+          single:thin-chained-loads | single:release-combine | single:ring-sweep | \
+          fp32:fma-x-stage | \
           groups:thin-wave-groups | groups:grid-fill | groups:chained-loads | \
           groups:thin-chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
@@ -158,6 +168,29 @@ case $phase in
       --shape 4096x4096,8192x2048,12288x1365,16384x1024,19008x882,32768x512,33792x496,4096x16384,8192x8192,16384x4096,19008x3530,32768x2048,33792x1986 \
       --out-dir "$results/probe-split" > "$results/probe-split.log" 2>&1 ||
       fail "probe-split exited $? ($results/probe-split.log)"
+    ;;
+  probe-alias)
+    # each split count twice, lda a power of two (m = 4096..32768) and not (one 64-row tile
+    # fewer): the same splits, blocks (504-512) and columns a block (512)
+    XGEMV_KERNEL_VARIANT=n_rowtile_8 "$bench" --op N --dtype bf16 --lib xgemv,cublas --quick \
+      --shape 4096x4096,4032x4096,8192x2048,8128x2048,16384x1024,16320x1024,32768x512,32704x512 \
+      --out-dir "$results/probe-alias" > "$results/probe-alias.log" 2>&1 ||
+      fail "probe-alias exited $? ($results/probe-alias.log)"
+    ;;
+  probe-ring)
+    # the ring's design on its own, forced, beside the register sweep's row tiles forced on
+    # main's library: the probe-split shapes and the llm suite's 16-bit op N
+    [[ -e $(lib_of ring-sweep)/libxgemv.so.0 ]] || { fail "ring-sweep: not built"; exit 1; }
+    shapes=4096x4096,8192x2048,16384x1024,32768x512,4096x16384,8192x8192,32768x2048
+    for run in "n_ring_8 $(lib_of ring-sweep)" "n_rowtile_8 $base/src"; do
+      set -- $run
+      LD_LIBRARY_PATH=$2 XGEMV_KERNEL_VARIANT=$1 "$bench" --op N --dtype bf16 \
+        --lib xgemv,cublas --quick --shape "$shapes" --out-dir "$results/probe-ring-$1-adhoc" \
+        > "$results/probe-ring-$1-adhoc.log" 2>&1 || fail "probe-ring $1 exited $?"
+      LD_LIBRARY_PATH=$2 XGEMV_KERNEL_VARIANT=$1 "$bench" --suite llm --op N --dtype bf16,fp16 \
+        --lib xgemv,cublas --quick --out-dir "$results/probe-ring-$1-llm" \
+        > "$results/probe-ring-$1-llm.log" 2>&1 || fail "probe-ring $1 (llm) exited $?"
+    done
     ;;
   profile-n)
     command -v ncu > /dev/null || PATH=$PATH:/usr/local/cuda/bin
