@@ -11,7 +11,8 @@
 #           user of the split combine)
 #   single  A/B, one vector: anchors and llm suites, ops N and T, the op N, combine, group
 #           and ring candidates
-#   fp32    A/B, several fp32 vectors, ops N and T: fma-x-stage
+#   fp32    A/B, several fp32 vectors, op T (op N's half of fma-x-stage is merged): fma-x-stage,
+#           fma-ring
 #   groups  A/B of a group candidate (thin-chained-loads, chained-loads; grid-fill,
 #           thin-wave-groups) on llm, llm-small, ad-hoc shapes of SmolLM-135M and -360M, held-out
 #           shapes of small models no group rule was fitted on (Qwen3-0.6B, Gemma-3-270M and -1B,
@@ -41,8 +42,9 @@
 # Every candidate of this folder is decided (../../h100-2026-12-05/NOTES.md): deep-combine,
 # shifted-columns and release-combine met their rules and are merged; thin-wave-groups,
 # cluster-combine, grid-fill and fma-x-stage's op T half were refuted; chained-loads and
-# thin-chained-loads each missed by one case. Name the candidates to measure again (each patch
-# applies to the tree it was written against). Builds go to
+# thin-chained-loads each missed by one case; ring-sweep and fma-ring (which contains
+# ring-sweep) are open. Name the candidates to measure again (each patch applies to the tree it
+# was written against). Builds go to
 # build-candidates/<candidate>/ (ignored by git, so they stay between calls on a warm machine),
 # results to $OUT/candidates/ when OUT is set (else build-candidates/results/). Exit status:
 # that of the last step that failed, else 0.
@@ -116,7 +118,7 @@ case $phase in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
           single:thin-wave-groups | single:grid-fill | single:chained-loads | \
           single:thin-chained-loads | single:release-combine | single:ring-sweep | \
-          fp32:fma-x-stage | \
+          fp32:fma-x-stage | fp32:fma-ring | \
           groups:thin-wave-groups | groups:grid-fill | groups:chained-loads | \
           groups:thin-chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
@@ -131,7 +133,7 @@ case $phase in
       single)
         ((${#libs[@]})) && ab single --suite anchors,llm --op N,T --lib xgemv --quick ;;
       fp32)
-        ((${#libs[@]})) && ab fp32 --suite llm --op N,T --dtype fp32 --nrhs 1,2,4,8,12,16 \
+        ((${#libs[@]})) && ab fp32 --suite llm --op T --dtype fp32 --nrhs 1,2,4,8,12,16 \
           --lib xgemv,cublas-gemm --quick ;;
       groups)
         if ((${#libs[@]})); then
