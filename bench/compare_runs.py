@@ -16,9 +16,8 @@ side the median is their mean, so one disturbed run moves it by half the disturb
 --cases adds a table of every case: the two times, their ratio and the % of the stream read
 (of each side's runs, the median, or with --over fastest the highest). A case the base timed in
 all its runs and the new build did not in all of its (a failed check, a case left out) is
-listed. Exits 1 when the geometric mean
-is more than 1% slower, a case is more than the threshold slower or such a case is listed; 2
-when a run cannot be read.
+listed. Exits 1 when the geometric mean is more than 1% slower, a case is more than the
+threshold slower or such a case is listed; 2 when a run cannot be read.
 """
 import argparse
 import json

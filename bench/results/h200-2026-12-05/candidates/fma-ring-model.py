@@ -53,7 +53,8 @@ def check(R, S, steps, mutation=None):
         # read) -- check it.
         it, _ = issued[s]
         if s - R >= 0 and it <= s - R:
-            errors.append(f"step {s}: ring stage refilled at iteration {it} before its read at {s - R}")
+            errors.append(f"step {s}: ring stage refilled at iteration {it} "
+                          f"before its read at {s - R}")
         # x of step s: stage t = s // S, in group t * S, issued by every thread.
         t = s // S
         g = t * S
@@ -90,7 +91,8 @@ def main():
                 if errors:
                     print(f"R={R} S={S} steps={steps}: {errors[0]}")
                     return 1
-    print(f"{runs} schedules: every read finds its copies landed, no copy overwrites data still to be read")
+    print(f"{runs} schedules: every read finds its copies landed, "
+          "no copy overwrites data still to be read")
     # Mutations must be caught.
     for name, args in (("S = R - 2", dict(mutation=None, S_delta=-1)),
                        ("issue before the barrier", dict(mutation="issue-first", S_delta=0)),
