@@ -12,7 +12,7 @@
 #   single  A/B, one vector: anchors and llm suites, ops N and T, the op N, combine, group
 #           and ring candidates
 #   fp32    A/B, several fp32 vectors, op T (op N's half of fma-x-stage is merged): fma-x-stage,
-#           fma-ring
+#           fma-ring, fma-ring-16
 #   groups  A/B of a group candidate (thin-chained-loads, chained-loads; grid-fill,
 #           thin-wave-groups) on llm, llm-small, ad-hoc shapes of SmolLM-135M and -360M, held-out
 #           shapes of small models no group rule was fitted on (Qwen3-0.6B, Gemma-3-270M and -1B,
@@ -117,7 +117,7 @@ case $phase in
         single:deep-combine | single:shifted-columns | single:cluster-combine | \
           single:thin-wave-groups | single:grid-fill | single:chained-loads | \
           single:thin-chained-loads | single:release-combine | single:ring-sweep | \
-          fp32:fma-x-stage | fp32:fma-ring | \
+          fp32:fma-x-stage | fp32:fma-ring | fp32:fma-ring-16 | \
           groups:thin-wave-groups | groups:grid-fill | groups:chained-loads | \
           groups:thin-chained-loads)
           [[ -e $(lib_of "$c")/libxgemv.so.0 ]] && libs+=("$(lib_of "$c")") ||
