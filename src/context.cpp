@@ -66,6 +66,9 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
     error = cudaDeviceGetAttribute(&context->limits.sm_count, cudaDevAttrMultiProcessorCount,
                                    context->device);
   if (error == cudaSuccess)
+    error = cudaDeviceGetAttribute(&context->limits.block_shared_bytes,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin, context->device);
+  if (error == cudaSuccess)
     error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, context->device);
   if (error != cudaSuccess) {
     delete context;

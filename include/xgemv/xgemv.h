@@ -197,7 +197,8 @@ XGEMV_API xgemv_status xgemv_bf16gemv(xgemv_handle handle, char trans,
                                       xgemv_bfloat16 *y, int64_t incy);
 
 /* Few right-hand sides: Y := alpha*op(A)*X + beta*Y for nrhs vectors at once, each weight read
- * once per pass of up to 16 vectors (8 in fp32 op T), so that a few cost little more than one.
+ * once per pass of up to 16 vectors (8 in fp32 op T where A's or X's columns are not 16-byte
+ * aligned), so that a few cost little more than one.
  * X (rows: n for 'N', m for 'T'/'C') and Y (rows: m for 'N', n otherwise) are column-major with
  * nrhs columns and leading dimensions ldx and ldy. The gemv rules hold column by column (quick
  * return, beta == 0 never reads Y, alpha == 0 reads neither A nor X, NaN/Inf propagate), and

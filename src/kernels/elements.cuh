@@ -96,6 +96,36 @@ __device__ __forceinline__ void copy16_async(void *dst, const void *src) {
 #endif
 }
 
+// A ring of 16-byte slots in shared memory that each thread of a kThreads block fills with its
+// own copies (copy16_async) and reads back itself, so the completion of its own copy groups is
+// the only ordering it needs: no barrier, and the bytes in flight hold no registers. kStages
+// stages of kSlots slots a thread; slot (stage, i) of thread t at base[(stage * kSlots + i) *
+// kThreads + t] (a warp's accesses contiguous). A thread refills a stage only after reading it,
+// in program order.
+template <int kThreads, int kSlots, int kStages>
+struct ThreadRing {
+  static_assert(kStages >= 2);
+  static constexpr unsigned kBytes = 16u * kThreads * kSlots * kStages;
+  int4 *base;  // kBytes of shared memory
+
+  __device__ __forceinline__ int4 &slot(int stage, int i) const {
+    return base[(stage * kSlots + i) * kThreads + threadIdx.x];
+  }
+  __device__ __forceinline__ static int next(int stage) {
+    return stage == kStages - 1 ? 0 : stage + 1;
+  }
+  __device__ __forceinline__ static int before(int stage) {
+    return stage == 0 ? kStages - 1 : stage - 1;
+  }
+};
+
+// The dynamic shared memory of this launch, in bytes.
+__device__ __forceinline__ unsigned dynamic_shared_bytes() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
 // Closes this thread's copies issued since the last commit into one group.
 __device__ __forceinline__ void commit_async_copies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

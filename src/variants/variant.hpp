@@ -18,6 +18,7 @@ namespace xgemv {
 // What plans read off the device, once per handle.
 struct DeviceLimits {
   int sm_count;
+  int block_shared_bytes;  // the most shared memory a block may opt in to
 };
 
 // Where and how a call launches, from the handle.
@@ -35,7 +36,16 @@ struct LaunchContext {
 struct LaunchPlan {
   dim3 grid, block;
   kernels::SplitPlan split;
+  unsigned shared_bytes = 0;  // dynamic shared memory a block
 };
+
+// A kernel that takes dynamic shared memory keeps its static shared memory under this, so that
+// whether its plan fits a device is known before the launch.
+inline constexpr unsigned kStaticSharedBytesBound = 16u << 10;
+inline bool fits_device(const LaunchPlan &plan, const DeviceLimits &device) {
+  return plan.shared_bytes == 0 ||
+         int64_t(plan.shared_bytes) + kStaticSharedBytesBound <= device.block_shared_bytes;
+}
 
 // A variant's launch for one element-type set.
 using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, const LaunchPlan &plan,
