@@ -137,7 +137,10 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
 // the 25 llm shapes against cuBLAS's GEMM with as many columns, geo-mean (worst):
 // - op T: 16-bit on the tensor cores 1.07-1.08x at 2-8 vectors (0.94x), 1.00x at 16 (0.80x);
 //   fp64 on the fp64 tensor cores 1.02-1.10x at 2-16 (0.93x); fp32 on the CUDA cores
-//   1.21-1.59x at 2-8 (0.95x), 0.87x at 16, where Sgemm stays faster;
+//   1.21-1.59x at 2-8 (0.95x), 0.87x at 16 in two passes of 8; in one pass through the
+//   shared-memory ring 1.09x at 12 and 1.10x at 16, but 7 of 25 shapes below 1.0x (0.94x;
+//   bench/results/h200-2026-12-05/fma-ring-16-ab) and unaligned columns still in passes of 8,
+//   so Sgemm keeps them;
 // - op N: 16-bit on the tensor cores 1.01-1.04x at 2-8 (0.85x), 0.95x at 16; fp64 1.10-1.15x
 //   at 2-16 (0.97x)
 // (bench/results/h200-2026-12-04/gpu-suite-ad28039). fp32 op N on the CUDA cores, since its

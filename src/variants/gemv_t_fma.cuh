@@ -331,10 +331,11 @@ cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksPerStep, kVecto
 // spills from 8 vectors). Then 16 vectors ran best in two passes of 8 (0.83x Sgemm against
 // 0.70x in one, bound by its multiplies, x loads and their addresses); with x staged in shared
 // memory one pass of 16 ran 1.29x faster than two (H100, 25 llm shapes), at 37-74% of the
-// stream read: its lanes' loads waited for their multiplies. With A through the ring too, 12-16
-// vectors in one pass took 0.73-0.76x the time of two passes of 8, but 1-8 vectors 1.15-1.17x
-// the registers' time, so only the 16-vector instance uses it. The ring keeps five steps: 40 KiB
-// a block, 56 KiB with 16 vectors' x, 3 blocks an SM.
+// stream read: its lanes' loads waited for their multiplies. With A through the ring too, 1-8
+// vectors took 1.15-1.17x the registers' time (H100), so only the 16-vector instance uses it:
+// 12 and 16 vectors then take 0.87x and 0.80x the time of two passes of 8 (H200, 25 llm shapes,
+// 1.09x and 1.10x Sgemm). The ring keeps five steps: 40 KiB a block, 56 KiB with 16 vectors' x,
+// 3 blocks an SM.
 using GemvTFma = GemvTFmaTile<4, 2, 2, 16, 8, 5, 4>;
 
 }  // namespace xgemv

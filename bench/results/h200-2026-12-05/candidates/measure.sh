@@ -43,7 +43,8 @@
 # shifted-columns and release-combine met their rules and are merged; thin-wave-groups,
 # cluster-combine, grid-fill and fma-x-stage's op T half were refuted; chained-loads and
 # thin-chained-loads each missed by one case; ring-sweep and fma-ring (which contains
-# ring-sweep) were refuted. Name the candidates to measure again (each patch applies to the tree
+# ring-sweep) were refuted; fma-ring-16 missed its 12-vector clause, was merged all the same
+# (../NOTES.md, last section). Name the candidates to measure again (each patch applies to the tree
 # it was written against). Builds go to build-candidates/<candidate>/ (ignored by git, so they
 # stay between calls on a warm machine), results to $OUT/candidates/ when OUT is set (else
 # build-candidates/results/). Exit status: that of the last step that failed, else 0.
