@@ -215,37 +215,36 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
           // g and, at a stage's first step, that stage of x: waiting for step s's group finds
           // its A and its x stage landed (this thread's copies; the barrier at a stage's first
           // step, everyone's).
-          const int64_t steps =
-              dynamic_shared_bytes() != 0 ? (k1 - k0) / kStage * kStageSteps : 0;
+          const int64_t steps = dynamic_shared_bytes() != 0 ? (k1 - k0) / kStage * kStageSteps : 0;
           // Group g into ring stage g % kRingStages, with x's stage g / kStageSteps into buffer
           // x_buffer (>= 0) where g is a stage's first step; a_next: this lane's slices of step
           // g, advanced a step by each group.
           const TA *a_next[kColumns];
-  #pragma unroll
+#pragma unroll
           for (int r = 0; r < kColumns; ++r) a_next[r] = a_columns[r] + k0 + quad_lane * kElems;
           const auto issue = [&](int64_t g, int ring_stage, int x_buffer) {
             if (g < steps) {
-  #pragma unroll
+#pragma unroll
               for (int u = 0; u < kUnroll; ++u)
-  #pragma unroll
+#pragma unroll
                 for (int r = 0; r < kColumns; ++r)
                   copy16_async(&ring.slot(ring_stage, u * kColumns + r), a_next[r] + u * kChunk);
               if (x_buffer >= 0)
                 stage_vectors<kThreads>(x_stages[x_buffer], x, p.x.ld, p.rhs_count,
                                         k0 + g * kWarpStep);
             }
-  #pragma unroll
+#pragma unroll
             for (int r = 0; r < kColumns; ++r) a_next[r] += kWarpStep;
             commit_async_copies();  // an empty group past the last step: the count stays even
           };
-  #pragma unroll
+#pragma unroll
           for (int g = 0; g < kRingStages - 1; ++g) issue(g, g, g == 0 ? 0 : -1);
           // Step s reads ring stage s % kRingStages and x's buffer s / kStageSteps % 2 at its
           // step s % kStageSteps of the stage.
           int ring_stage = 0, x_buffer = 0, stage_step = 0;
-  #pragma unroll 1
+#pragma unroll 1
           for (int64_t s = 0; s < steps; ++s, k += kWarpStep) {
-            wait_async_copies<kRingStages - 2>();    // this thread's copies of step s
+            wait_async_copies<kRingStages - 2>();  // this thread's copies of step s
             if (stage_step == 0) __syncthreads();  // and every thread's of its x stage
             // Step s + kRingStages - 1 refills the ring stage this thread read in step s - 1 (its
             // own slots, read before in program order) and, where it begins a stage, x's buffer
@@ -253,9 +252,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
             issue(s + kRingStages - 1, Ring::before(ring_stage),
                   stage_step + kRingStages - 1 == kStageSteps ? 1 - x_buffer : -1);
             ARun a_run;
-  #pragma unroll
+#pragma unroll
             for (int u = 0; u < kUnroll; ++u)
-  #pragma unroll
+#pragma unroll
               for (int r = 0; r < kColumns; ++r) {
                 const int4 raw = ring.slot(ring_stage, u * kColumns + r);
                 memcpy(a_run[u][r], &raw, sizeof(raw));
