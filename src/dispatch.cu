@@ -25,7 +25,7 @@ int choose_variant(const GemvProblem &problem, VariantFamily family, const Devic
   int fallback = -1;
   for (int v = 0; v < KernelVariants::kCount; ++v) {
     if (kTable[v].family != family || !kTable[v].implements(problem)) continue;
-    if (kTable[v].suits(problem, device, plan) && fits_device(plan, device)) return v;
+    if (kTable[v].suits(problem, device, plan)) return v;
     fallback = v;
   }
   if (fallback >= 0) plan = kTable[fallback].plan(problem, device);
@@ -64,7 +64,6 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
         (problem.rhs_count == 1 || forced != VariantFamily::kSingleVector);
     if (!serves || !kTable[variant].implements(problem)) return XGEMV_STATUS_NOT_SUPPORTED;
     plan = kTable[variant].plan(problem, handle.limits);
-    if (!fits_device(plan, handle.limits)) return XGEMV_STATUS_NOT_SUPPORTED;
   } else {
     variant = choose_variant(problem, family, handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;

@@ -133,6 +133,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
   const int64_t k0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t k1 = min(p.m, k0 + args.split.length);
   __shared__ S tile_sums[1][kOutputs * kMaxRhsPerPass];
+  static_assert(sizeof(tile_sums) <= kStaticSharedBytesBound, "the plan's fit test counts on it");
   // The ring (chunk u of column r at slot u * kColumns + r), then x's two stages.
   using Ring = typename Variant::Ring;
   extern __shared__ int4 shared_ring[];

@@ -39,8 +39,9 @@ struct LaunchPlan {
   unsigned shared_bytes = 0;  // dynamic shared memory a block
 };
 
-// A kernel that takes dynamic shared memory keeps its static shared memory under this, so that
-// whether its plan fits a device is known before the launch.
+// A kernel that takes dynamic shared memory keeps its static shared memory under this (it
+// asserts so), so that its plan can tell whether a device fits it and drop the dynamic part
+// where not.
 inline constexpr unsigned kStaticSharedBytesBound = 16u << 10;
 inline bool fits_device(const LaunchPlan &plan, const DeviceLimits &device) {
   return plan.shared_bytes == 0 ||
