@@ -24,9 +24,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "support/cblas_gemv_abi.h"
+#include "cblas_gemv_abi.h"
+#include "interface_test_support.h"
 #include "support/gemv_layout.hpp"
-#include "support/interface_test_support.h"
 #include "support/reference_gemv.hpp"
 
 namespace {

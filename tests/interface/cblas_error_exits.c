@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "support/cblas_gemv_abi.h"
+#include "cblas_gemv_abi.h"
 
 #define INVALID (-1)
 

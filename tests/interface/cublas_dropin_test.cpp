@@ -40,11 +40,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "support/graph_kernels.hpp"
-#include "support/dropin_test.hpp"
+#include "dropin_test.hpp"
+#include "interface_test_support.h"
 #include "support/element_types.hpp"
 #include "support/gemv_layout.hpp"
-#include "support/interface_test_support.h"
+#include "support/graph_kernels.hpp"
 #include "support/reference_gemv.hpp"
 #include "support/test_profile.hpp"
 

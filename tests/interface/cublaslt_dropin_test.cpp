@@ -28,8 +28,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "support/dropin_test.hpp"
-#include "support/interface_test_support.h"
+#include "dropin_test.hpp"
+#include "interface_test_support.h"
 
 namespace {
 

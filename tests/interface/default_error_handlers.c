@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "support/cblas_gemv_abi.h"
-#include "support/interface_test_support.h"
+#include "cblas_gemv_abi.h"
+#include "interface_test_support.h"
 
 static int failures = 0;
 

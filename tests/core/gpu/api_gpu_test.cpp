@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "argument_cases.hpp"
-#include "gemv_case.hpp"
+#include "support/gemv_case.hpp"
 #include "support/graph_kernels.hpp"
 #include "support/typed_tests.hpp"
 

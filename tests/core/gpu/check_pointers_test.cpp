@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gemv_case.hpp"
+#include "support/gemv_case.hpp"
 
 namespace xgemv_test {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gemv_case.hpp"
+#include "support/gemv_case.hpp"
 #include "support/typed_tests.hpp"
 
 namespace xgemv_test {

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gemv_case.hpp"
+#include "support/gemv_case.hpp"
 #include "support/hashed_integers.hpp"
 #include "support/test_profile.hpp"
 

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gemv_case.hpp"
-#include "kernel_variants.hpp"
+#include "support/gemv_case.hpp"
+#include "support/kernel_variants.hpp"
 #include "support/test_profile.hpp"
 #include "support/typed_tests.hpp"
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu/gemv_case.hpp"
+#include "support/gemv_case.hpp"
 #include "support/typed_tests.hpp"
 #ifdef XGEMV_TEST_NCCL
-#include "nccl/split_case.hpp"
+#include "split_case.hpp"
 #endif
 
 namespace xgemv_test {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu/gemv_case.hpp"
+#include "support/gemv_case.hpp"
 
 namespace xgemv_test {
 

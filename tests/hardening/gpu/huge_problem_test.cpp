@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/gpu/gemv_case.hpp"
 #include "hash_check.hpp"
+#include "support/gemv_case.hpp"
 #include "support/hashed_integers.hpp"
 #include "support/test_profile.hpp"
 

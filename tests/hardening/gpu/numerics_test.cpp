@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu/gemv_case.hpp"
+#include "support/gemv_case.hpp"
 #include "support/typed_tests.hpp"
 
 namespace xgemv_test {

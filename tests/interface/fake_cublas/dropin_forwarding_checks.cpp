@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fake_cublas.hpp"
-#include "support/interface_test_support.h"
+#include "interface_test_support.h"
 
 namespace {
 

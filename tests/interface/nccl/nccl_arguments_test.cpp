@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nccl/nccl_calls.hpp"
+#include "nccl_calls.hpp"
 #include "support/typed_tests.hpp"
 
 namespace xgemv_test {

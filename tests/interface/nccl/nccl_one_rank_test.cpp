@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nccl/split_case.hpp"
+#include "split_case.hpp"
 #include "support/test_profile.hpp"
 
 namespace xgemv_test {

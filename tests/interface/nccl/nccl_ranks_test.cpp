@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nccl/split_case.hpp"
+#include "split_case.hpp"
 
 namespace xgemv_test {
 namespace {

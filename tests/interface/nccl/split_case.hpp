@@ -22,8 +22,8 @@
 #include <nccl.h>
 #include <xgemv/xgemv_nccl.h>
 
-#include "core/gpu/gemv_case.hpp"
-#include "nccl/nccl_calls.hpp"
+#include "nccl_calls.hpp"
+#include "support/gemv_case.hpp"
 
 namespace xgemv_test {
 

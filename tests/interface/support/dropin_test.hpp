@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "interface_test_support.h"
 #include "support/element_types.hpp"
-#include "support/interface_test_support.h"
 
 namespace dropin_test {
 

@@ -15,8 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/kernel_variants.hpp"
 #include "qgemv_case.hpp"
+#include "support/kernel_variants.hpp"
 #include "support/test_profile.hpp"
 
 namespace xgemv_test::quant {
