@@ -7,7 +7,7 @@
 #   xgemv_install_fuzzer        # optional: clang with libFuzzer, for the fuzz tests
 #   xgemv_find_nvcc             # nvcc on PATH ($CUDA_HOME/bin or /usr/local/cuda/bin if not)
 #   xgemv_configure DIR [ARGS]  # cmake -S . -B DIR (Ninja for a new DIR) ARGS
-#   xgemv_python_environment DIR  # a virtual environment for the Python package's tests
+#   xgemv_python_environment DIR  # a virtual environment with torch for the Python tests
 #
 # The installs only warn when they fail (the configure step then names what is really missing);
 # xgemv_find_nvcc and xgemv_configure return non-zero on failure. The CUDA toolkit itself (13.x)
@@ -104,10 +104,12 @@ xgemv_find_nvcc() {
   return 1
 }
 
-# The Python package's tests need torch (PyPI's wheel: a CUDA build of about 2.6 GB with its
-# nvidia-* libraries; its CPU side is all the CPU tests use, and it is the torch of the GPU
-# machine), pytest and scikit-build-core. Made once in DIR; returns non-zero when it cannot
-# (no python3 venv module, no registry), and the Python tests are then left out.
+# The Python tests (the package's, PyTorch under the cuBLAS drop-in, the bench's Python steps) run
+# with XGEMV_PYTHON, this environment: torch (PyPI's wheel: a CUDA build of about 2.6 GB with its
+# nvidia-* libraries, triton among them; its CPU side is all the CPU tests use, and it is the
+# torch of the GPU machine), pytest and scikit-build-core. Made once in DIR; returns non-zero
+# when it cannot (no python3 venv module, no registry): the Python package's tests are then left
+# out and the others run with the python3 on PATH.
 xgemv_python_torch="torch==2.11.*"
 xgemv_python_environment() {
   local dir=$1
