@@ -122,20 +122,18 @@ if ((sanitize)); then
   ((PIPESTATUS[0] == 0)) || sanitize_ok=0
 fi
 
-# Counts from CTest's own closing lines: "N% tests passed, F tests failed out of T", skipped
-# tests listed as "(Skipped)" and failed ones under "The following tests FAILED:".
+# From CTest's own output: the skipped tests with the reason each gave, then "tests: P passed,
+# F failed, S skipped, T total" (tests/summary/ctest_summary.py, as tests/run.sh prints them), and
+# the failed ones, listed under "The following tests FAILED:".
 ctest_log=$log_dir/ctest.log
-total=0 failed=0 skipped=0 failed_names=""
+ctest_summary="tests: did not run" failed_names=""
 if [[ -f $ctest_log ]]; then
-  # "100% tests passed out of N" when nothing failed, "..., F tests failed out of N" otherwise.
-  read -r failed total < <(sed -nE -e 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' \
-    -e 's/^100% tests passed out of ([0-9]+).*/0 \1/p' "$ctest_log" | tail -n 1)
-  skipped=$(grep -c '(Skipped)$' "$ctest_log")
+  ctest_summary=$(python3 tests/summary/ctest_summary.py "$ctest_log" \
+    build-gpu/Testing/Temporary/LastTest.log)
   failed_names=$(sed -n '/The following tests FAILED:/,$p' "$ctest_log" |
     sed -nE 's/^[[:space:]]+[0-9]+ - (.*) \([^)]*\)$/\1/p' |
     paste -sd ' ' -)
 fi
-: "${total:=0}" "${failed:=0}"
 
 if [[ -n ${XGEMV_COMMIT:-} ]]; then
   commit=$XGEMV_COMMIT
@@ -151,8 +149,9 @@ fi
   echo "commit : $commit"
   echo "gpu    : $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 || echo 'nvidia-smi unavailable')"
   ((build_ok)) || echo "build  : FAILED (log: $log_dir/build.log)"
-  echo "ctest  : $((total - failed - skipped)) passed, $failed failed, $skipped skipped (of $total)"
+  echo "ctest  : $(tail -n 1 <<<"$ctest_summary" | sed 's/^tests: //')"
   [[ -n $failed_names ]] && echo "failed : $failed_names"
+  sed '$d' <<<"$ctest_summary"
   echo "bench  : $bench_line"
   echo "decode : $decode_line"
   echo "nrhs   : $nrhs_line"
