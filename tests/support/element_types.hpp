@@ -12,33 +12,30 @@
 
 namespace xgemv_test {
 
-template <class T>
-struct Element;
+// The value for element type T of one given per type, in the order fp32, fp64, fp16, bf16.
+template <class T, class V>
+constexpr V per_element_type(V fp32, V fp64, V fp16, V bf16) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
+                "not one of xgemv's element types");
+  if constexpr (std::is_same_v<T, float>)
+    return fp32;
+  else if constexpr (std::is_same_v<T, double>)
+    return fp64;
+  else if constexpr (std::is_same_v<T, __half>)
+    return fp16;
+  else
+    return bf16;
+}
 
-// Scalar: the type of alpha, beta and the accumulation. unit_roundoff: half an ulp of 1.
-template <>
-struct Element<float> {
-  using Scalar = float;
-  static constexpr const char *name = "fp32";
-  static constexpr double unit_roundoff = 0x1p-24;
-};
-template <>
-struct Element<double> {
-  using Scalar = double;
-  static constexpr const char *name = "fp64";
-  static constexpr double unit_roundoff = 0x1p-53;
-};
-template <>
-struct Element<__half> {
-  using Scalar = float;
-  static constexpr const char *name = "fp16";
-  static constexpr double unit_roundoff = 0x1p-11;
-};
-template <>
-struct Element<__nv_bfloat16> {
-  using Scalar = float;
-  static constexpr const char *name = "bf16";
-  static constexpr double unit_roundoff = 0x1p-8;
+// Scalar: the type of alpha, beta and the accumulation (double for fp64, float otherwise).
+// unit_roundoff: half an ulp of 1.
+template <class T>
+struct Element {
+  using Scalar = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  static constexpr const char *name =
+      per_element_type<T, const char *>("fp32", "fp64", "fp16", "bf16");
+  static constexpr double unit_roundoff = per_element_type<T>(0x1p-24, 0x1p-53, 0x1p-11, 0x1p-8);
 };
 
 template <class T>
@@ -66,6 +63,16 @@ XGEMV_TEST_HOST_DEVICE T from_double(double value) {
   } else {
     return static_cast<T>(value);
   }
+}
+
+// Calls f.template operator()<T>() for each element type T, in the order fp32, fp64, fp16, bf16:
+// a test written once as a templated lambda ([&]<class T>() {...}) for all four.
+template <class F>
+void for_each_element_type(F &&f) {
+  f.template operator()<float>();
+  f.template operator()<double>();
+  f.template operator()<__half>();
+  f.template operator()<__nv_bfloat16>();
 }
 
 template <class T>

@@ -2,8 +2,6 @@
 // and every entry point. Header-only: link xgemv::xgemv.
 #pragma once
 
-#include <type_traits>
-
 #include <xgemv/xgemv.hpp>
 
 #include "element_types.hpp"
@@ -44,10 +42,7 @@ xgemv_status xgemv_gemv_nrhs(xgemv_handle h, const GemvShape &s, const RhsLayout
 // The xgemv_datatype of element type T (xgemv_gemv_bias's `type`).
 template <class T>
 constexpr xgemv_datatype datatype_of() {
-  if constexpr (std::is_same_v<T, float>) return XGEMV_R_32F;
-  else if constexpr (std::is_same_v<T, double>) return XGEMV_R_64F;
-  else if constexpr (std::is_same_v<T, __half>) return XGEMV_R_16F;
-  else return XGEMV_R_16BF;
+  return per_element_type<T>(XGEMV_R_32F, XGEMV_R_64F, XGEMV_R_16F, XGEMV_R_16BF);
 }
 
 // One call through xgemv_gemv_bias: as xgemv_gemv_nrhs's, with `bias` (NULL: none) and the

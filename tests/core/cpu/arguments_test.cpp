@@ -14,9 +14,7 @@
 namespace xgemv_test {
 namespace {
 
-template <class T>
-class ArgumentChecks : public ::testing::Test {};
-TYPED_TEST_SUITE(ArgumentChecks, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(ArgumentChecks, ::testing::Test);
 
 // An odd address in the never-mapped first page: dereferencing it faults.
 template <class P>

@@ -91,9 +91,7 @@ TEST(ReferenceGemv, ReadsOnlyWhatBlasReads) {
   EXPECT_EQ(reference_gemv(no_rows, 2, nothing, nothing, 0, y0), (std::vector<double>{5, -7}));
 }
 
-template <class T>
-class ExactHostReference : public ::testing::Test {};
-TYPED_TEST_SUITE(ExactHostReference, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(ExactHostReference, ::testing::Test);
 
 // Small integers are exact in every element type and every partial sum stays exact, so OpenBLAS
 // must agree with reference_gemv to the last bit, and leave the gaps of strided y alone.

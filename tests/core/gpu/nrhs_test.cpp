@@ -553,9 +553,7 @@ std::vector<GemvCase> variant_edge_cases(char op) {
   return cases;
 }
 
-template <class T>
-class NrhsKernelVariants : public GpuHandlesTest {};
-TYPED_TEST_SUITE(NrhsKernelVariants, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(NrhsKernelVariants, GpuHandlesTest);
 
 TYPED_TEST(NrhsKernelVariants, EverySeveralRhsVariantOnTheEdgeCasesOfItsOps) {
   for (const char op : kRealOps) {

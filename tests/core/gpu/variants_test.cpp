@@ -60,9 +60,7 @@ std::vector<GemvCase> edge_cases(char op) {
   return cases;
 }
 
-template <class T>
-class KernelVariants : public GpuHandlesTest {};
-TYPED_TEST_SUITE(KernelVariants, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(KernelVariants, GpuHandlesTest);
 
 TYPED_TEST(KernelVariants, EveryVariantOnTheEdgeCasesOfItsOps) {
   const std::vector<std::string> names = variant_names();

@@ -40,9 +40,7 @@ class CurrentDevice {
   int previous_ = 0;
 };
 
-template <class T>
-class SecondDevice : public ::testing::Test {};
-TYPED_TEST_SUITE(SecondDevice, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(SecondDevice, ::testing::Test);
 
 TYPED_TEST(SecondDevice, ComputesTheReferenceResults) {
   if (device_count() < 2) GTEST_SKIP() << kOneDevice;

@@ -136,9 +136,7 @@ std::vector<SpecialsCase<T>> specials_cases() {
   };
 }
 
-template <class T>
-class Specials : public ::testing::Test {};
-TYPED_TEST_SUITE(Specials, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(Specials, ::testing::Test);
 
 TYPED_TEST(Specials, PropagateAsReferenceBlas) {
   using T = TypeParam;

@@ -88,9 +88,7 @@ const SplitArgumentCase kCases[] = {
     {"quick return n = 0", kOutputs, kAll, 'T', 3, 0, 3, 1, 1, XGEMV_STATUS_INVALID_HANDLE},
 };
 
-template <class T>
-class NcclArgumentChecks : public ::testing::Test {};
-TYPED_TEST_SUITE(NcclArgumentChecks, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(NcclArgumentChecks, ::testing::Test);
 
 TYPED_TEST(NcclArgumentChecks, NullCommunicatorReportsTheFirstBadArgumentAndTouchesNothing) {
   using T = TypeParam;

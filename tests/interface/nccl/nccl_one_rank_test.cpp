@@ -76,10 +76,7 @@ void every_layout(const Ranks &ranks) {
 }
 
 TEST_F(NcclOneRank, EveryLayoutMatchesTheSingleGpuCall) {
-  every_layout<float>(ranks());
-  every_layout<double>(ranks());
-  every_layout<__half>(ranks());
-  every_layout<__nv_bfloat16>(ranks());
+  for_each_element_type([&]<class T>() { every_layout<T>(ranks()); });
 }
 
 // m == 0 or n == 0, and alpha == 0 with beta == 1 (host scalars): success, nothing read or
@@ -122,10 +119,7 @@ void empty_problems(const Rank &rank) {
 }
 
 TEST_F(NcclOneRank, EmptyProblemsTouchNothing) {
-  empty_problems<float>(rank());
-  empty_problems<double>(rank());
-  empty_problems<__half>(rank());
-  empty_problems<__nv_bfloat16>(rank());
+  for_each_element_type([&]<class T>() { empty_problems<T>(rank()); });
 }
 
 // The checks that need the communicator's rank count, the handle or the workspace: each refused
@@ -293,10 +287,7 @@ void graph_replays(const Rank &rank) {
 }
 
 TEST_F(NcclOneRank, CapturedCallsReplayTheirResults) {
-  graph_replays<float>(rank());
-  graph_replays<double>(rank());
-  graph_replays<__half>(rank());
-  graph_replays<__nv_bfloat16>(rank());
+  for_each_element_type([&]<class T>() { graph_replays<T>(rank()); });
 }
 
 }  // namespace

@@ -111,10 +111,7 @@ void every_layout(const Ranks &ranks) {
 
 TEST_F(NcclRanks, EveryLayoutMatchesTheSingleGpuResults) {
   for (const Ranks *ranks : communicators()) {
-    every_layout<float>(*ranks);
-    every_layout<double>(*ranks);
-    every_layout<__half>(*ranks);
-    every_layout<__nv_bfloat16>(*ranks);
+    for_each_element_type([&]<class T>() { every_layout<T>(*ranks); });
   }
 }
 
@@ -157,10 +154,7 @@ void blocks_are_the_whole_results(const Ranks &ranks) {
 
 TEST_F(NcclRanks, OwnBlocksAreTheWholeResultsBits) {
   for (const Ranks *ranks : communicators()) {
-    blocks_are_the_whole_results<float>(*ranks);
-    blocks_are_the_whole_results<double>(*ranks);
-    blocks_are_the_whole_results<__half>(*ranks);
-    blocks_are_the_whole_results<__nv_bfloat16>(*ranks);
+    for_each_element_type([&]<class T>() { blocks_are_the_whole_results<T>(*ranks); });
   }
 }
 
