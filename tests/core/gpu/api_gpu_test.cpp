@@ -16,6 +16,7 @@
 
 #include "argument_cases.hpp"
 #include "support/gemv_case.hpp"
+#include "support/graph_capture.hpp"
 #include "support/graph_kernels.hpp"
 #include "support/typed_tests.hpp"
 
@@ -373,18 +374,14 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   ASSERT_EQ(xgemv_set_stream(gpu.xgemv(), stream), XGEMV_STATUS_SUCCESS);
   ASSERT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), XGEMV_POINTER_MODE_DEVICE), XGEMV_STATUS_SUCCESS);
-  cudaGraph_t graph = nullptr;
-  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  GraphCapture capture(stream, cudaStreamCaptureModeThreadLocal);
   const xgemv_status status = xgemv_sgemv(
       gpu.xgemv(), shape.trans, shape.m, shape.n, scalars.data(), a_device.data(), shape.lda,
       x_device.data(), shape.incx, scalars.data() + 1, y_device.data(), shape.incy);
-  const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
+  const cudaError_t captured = capture.end();
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
-  ASSERT_EQ(capture, cudaSuccess) << cudaGetErrorString(capture);
-  cudaGraphExec_t executable = nullptr;
-  check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
-  check_cuda(cudaGraphLaunch(executable, stream), "cudaGraphLaunch");
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  capture.replay();
 
   const std::vector<float> result = y_device.download();
   const std::vector<float> reference =
@@ -393,9 +390,6 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   const std::vector<double> magnitude = reference_gemv(shape, std::fabs(alpha), a.data(), x.data(),
                                                       std::fabs(beta), y.data(), Magnitude{});
   EXPECT_TRUE(within_error_bound("OpenBLAS", shape, BatchLayout{}, 1, result, want, magnitude));
-
-  cudaGraphExecDestroy(executable);
-  cudaGraphDestroy(graph);
   EXPECT_EQ(xgemv_set_stream(gpu.xgemv(), nullptr), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }
@@ -436,9 +430,8 @@ TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
 
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  cudaGraph_t graph = nullptr;
   xgemv_handle inside = nullptr;
-  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+  std::optional<GraphCapture> capture(std::in_place, stream, cudaStreamCaptureModeGlobal);
   const xgemv_status created = xgemv_create(&inside);
   xgemv_status status = created;
   if (created == XGEMV_STATUS_SUCCESS) {
@@ -446,21 +439,17 @@ TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
     xgemv_set_pointer_mode(inside, XGEMV_POINTER_MODE_DEVICE);
     status = call(inside, y_device.data());
   }
-  const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
+  const cudaError_t captured = capture->end();
   ASSERT_EQ(created, XGEMV_STATUS_SUCCESS) << xgemv_cuda_error_string();
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
-  ASSERT_EQ(capture, cudaSuccess) << cudaGetErrorString(capture);
-  ASSERT_NE(graph, nullptr);
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  ASSERT_NE(capture->graph(), nullptr);
   const char *const inside_variant = xgemv_get_last_kernel_variant(inside);
   ASSERT_NE(inside_variant, nullptr);
   EXPECT_STREQ(inside_variant, outside_variant);
-  EXPECT_GT(xgemv_test::largest_grid_y(graph), 1u) << "the captured " << inside_variant
-                                       << " call did not split its reduction";
-
-  cudaGraphExec_t executable = nullptr;
-  check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
-  check_cuda(cudaGraphLaunch(executable, stream), "cudaGraphLaunch");
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  EXPECT_GT(xgemv_test::largest_grid_y(capture->graph()), 1u)
+      << "the captured " << inside_variant << " call did not split its reduction";
+  capture->replay();
 
   const std::vector<float> result = y_device.download();
   EXPECT_TRUE(bitwise_equal("y of the captured call", result, y_outside.download()));
@@ -470,9 +459,7 @@ TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
   const std::vector<double> magnitude = reference_gemv(shape, std::fabs(alpha), a.data(), x.data(),
                                                       std::fabs(beta), y.data(), Magnitude{});
   EXPECT_TRUE(within_error_bound("OpenBLAS", shape, BatchLayout{}, 1, result, want, magnitude));
-
-  cudaGraphExecDestroy(executable);
-  cudaGraphDestroy(graph);
+  capture.reset();  // the graph before the handle whose workspace its kernels use
   EXPECT_EQ(xgemv_destroy(inside), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }

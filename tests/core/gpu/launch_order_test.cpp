@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "late_writer.hpp"
 #include "support/device_buffer.hpp"
+#include "support/graph_capture.hpp"
 #include "support/reference_gemv.hpp"
 #include "support/xgemv_calls.hpp"
 
@@ -78,16 +80,10 @@ void late_write_case(xgemv_handle handle, cudaStream_t stream, const GemvShape &
               XGEMV_STATUS_SUCCESS);
   };
   if (in_graph) {
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "capture");
+    GraphCapture capture(stream, cudaStreamCaptureModeGlobal);
     enqueue();
-    check_cuda(cudaStreamEndCapture(stream, &graph), "end capture");
-    check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-    check_cuda(cudaGraphLaunch(exec, stream), "graph launch");
-    check_cuda(cudaStreamSynchronize(stream), "graph");
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    check_cuda(capture.end(), "end capture");
+    capture.replay();
   } else {
     enqueue();
     check_cuda(cudaStreamSynchronize(stream), "calls");
@@ -150,21 +146,16 @@ TEST_P(LaunchOrder, ChainsOfCallsReadTheirPredecessorsOutput) {
       vectors.push_back(std::make_unique<GuardedDeviceBuffer<float>>(size_t(kSize)));
     vectors[0]->upload(input);
     const float alpha = 1, beta = 0;
-    cudaGraph_t graph = nullptr;
-    if (in_graph) check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), "capture");
+    std::optional<GraphCapture> capture;
+    if (in_graph) capture.emplace(stream_, cudaStreamCaptureModeGlobal);
     for (int i = 0; i < kCalls; ++i)
       ASSERT_EQ(xgemv::gemv(handle_, i % 2 == 0 ? 'T' : 'N', kSize, kSize, &alpha,
                            matrices[size_t(i)]->data(), kSize, vectors[size_t(i)]->data(), 1,
                            &beta, vectors[size_t(i) + 1]->data(), 1),
                 XGEMV_STATUS_SUCCESS);
-    if (in_graph) {
-      cudaGraphExec_t exec = nullptr;
-      check_cuda(cudaStreamEndCapture(stream_, &graph), "end capture");
-      check_cuda(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-      check_cuda(cudaGraphLaunch(exec, stream_), "graph launch");
-      check_cuda(cudaStreamSynchronize(stream_), "graph");
-      cudaGraphExecDestroy(exec);
-      cudaGraphDestroy(graph);
+    if (capture) {
+      check_cuda(capture->end(), "end capture");
+      capture->replay();
     }
     check_cuda(cudaStreamSynchronize(stream_), "chain");
     EXPECT_EQ(vectors[kCalls]->download(), expected);

@@ -9,11 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "host_problem.hpp"
+#include "support/graph_capture.hpp"
 #include "support/test_profile.hpp"
 
 namespace xgemv_test {
@@ -132,23 +134,19 @@ TEST_P(GraphReplay, ReplaysWithNewDataGiveTheReferenceResult) {
             XGEMV_STATUS_SUCCESS);
   const std::vector<std::unique_ptr<GraphedCall>> calls = graphed_calls(device_scalars);
 
-  cudaGraph_t graph = nullptr;
-  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "begin capture");
+  std::optional<GraphCapture> capture(std::in_place, stream, cudaStreamCaptureModeGlobal);
   std::vector<xgemv_status> statuses;
   for (const auto &call : calls) statuses.push_back(call->record(handle));
-  const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
-  ASSERT_EQ(capture, cudaSuccess) << "the capture failed: " << cudaGetErrorString(capture);
+  const cudaError_t captured = capture->end();
+  ASSERT_EQ(captured, cudaSuccess) << "the capture failed: " << cudaGetErrorString(captured);
   for (size_t i = 0; i < statuses.size(); ++i)
     EXPECT_EQ(statuses[i], XGEMV_STATUS_SUCCESS) << "call " << i << " during capture";
-  cudaGraphExec_t executable = nullptr;
-  check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
 
   RandomSource random(case_seed("GraphReplay", device_scalars));
   int failures = 0;
   for (int replay = 0; replay < replays && failures < 5; ++replay) {
     for (const auto &call : calls) call->refill(replay, random);
-    check_cuda(cudaGraphLaunch(executable, stream), "cudaGraphLaunch");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    capture->replay();
     for (size_t i = 0; i < calls.size(); ++i)
       if (const std::string failure = calls[i]->check(); !failure.empty()) {
         ADD_FAILURE() << "replay " << replay << ", call " << i << ": " << failure;
@@ -156,8 +154,7 @@ TEST_P(GraphReplay, ReplaysWithNewDataGiveTheReferenceResult) {
       }
   }
 
-  cudaGraphExecDestroy(executable);
-  cudaGraphDestroy(graph);
+  capture.reset();  // the graph before the handle whose workspace its kernels use
   EXPECT_EQ(xgemv_destroy(handle), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "split_case.hpp"
+#include "support/graph_capture.hpp"
 #include "support/test_profile.hpp"
 
 namespace xgemv_test {
@@ -254,18 +255,13 @@ void graph_replays(const Rank &rank) {
         const std::vector<T> eager_y = eager();
 
         // Thread-local capture: NCCL's own threads may use the CUDA runtime meanwhile.
-        cudaGraph_t graph = nullptr;
-        cudaGraphExec_t exec = nullptr;
-        check_cuda(cudaStreamBeginCapture(rank.stream, cudaStreamCaptureModeThreadLocal),
-                   "cudaStreamBeginCapture");
+        GraphCapture capture(rank.stream, cudaStreamCaptureModeThreadLocal);
         const xgemv_status captured = call();
-        check_cuda(cudaStreamEndCapture(rank.stream, &graph), "cudaStreamEndCapture");
+        check_cuda(capture.end(), "cudaStreamEndCapture");
         ASSERT_EQ(captured, XGEMV_STATUS_SUCCESS) << xgemv_status_string(captured);
-        check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
         const auto replay = [&] {
           y_device.upload(y);
-          check_cuda(cudaGraphLaunch(exec, rank.stream), "cudaGraphLaunch");
-          check_cuda(cudaStreamSynchronize(rank.stream), "synchronize");
+          capture.replay();
           return y_device.download();
         };
         EXPECT_TRUE(bitwise_equal("y of a replay", replay(), eager_y));
@@ -280,8 +276,6 @@ void graph_replays(const Rank &rank) {
             EXPECT_TRUE(bitwise_equal("y of a replay with new scalars", replayed, eager()));
           }
         }
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
         EXPECT_TRUE(workspace.guards_intact("workspace"));
       }
 }

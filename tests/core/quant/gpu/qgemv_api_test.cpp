@@ -13,6 +13,7 @@
 
 #include "qgemv_argument_cases.hpp"
 #include "qgemv_case.hpp"
+#include "support/graph_capture.hpp"
 
 namespace xgemv_test::quant {
 namespace {
@@ -184,24 +185,18 @@ TEST(QgemvGraph, CapturedCallGivesTheDirectCallsBits) {
   ASSERT_EQ(xgemv_set_stream(gpu.xgemv(), stream), XGEMV_STATUS_SUCCESS);
   ASSERT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), XGEMV_POINTER_MODE_DEVICE), XGEMV_STATUS_SUCCESS);
   GuardedDeviceBuffer<A> y(p.y.size());
-  cudaGraph_t graph = nullptr;
-  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  GraphCapture capture(stream, cudaStreamCaptureModeThreadLocal);
   const xgemv_status status =
       xgemv_qgemv_nrhs(gpu.xgemv(), device.scalars().data(), device.weight(), device.x().data(),
                        c.ldx(), device.scalars().data() + 1, y.data(), c.ldy(), c.y_type, c.nrhs);
-  const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
+  const cudaError_t captured = capture.end();
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
-  ASSERT_EQ(capture, cudaSuccess) << cudaGetErrorString(capture);
-  cudaGraphExec_t executable = nullptr;
-  check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
   for (int replay = 0; replay < 2; ++replay) {
     y.upload(p.y);
-    check_cuda(cudaGraphLaunch(executable, stream), "cudaGraphLaunch");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    capture.replay();
     EXPECT_TRUE(bitwise_equal("Y of the replayed graph", y.download(), direct)) << replay;
   }
-  cudaGraphExecDestroy(executable);
-  cudaGraphDestroy(graph);
   EXPECT_EQ(xgemv_set_stream(gpu.xgemv(), nullptr), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }

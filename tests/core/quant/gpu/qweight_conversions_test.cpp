@@ -22,6 +22,7 @@
 
 #include "quant_formats.hpp"
 #include "support/device_buffer.hpp"
+#include "support/graph_capture.hpp"
 #include "support/quant_reference.hpp"
 #include "support/random_data.hpp"
 
@@ -185,20 +186,14 @@ TEST_F(QweightConversions, PackCapturedInAGraph) {
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   ASSERT_EQ(xgemv_set_stream(handle(), stream), XGEMV_STATUS_SUCCESS);
-  cudaGraph_t graph = nullptr;
-  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  GraphCapture capture(stream, cudaStreamCaptureModeThreadLocal);
   const xgemv_status status = arguments.pack(handle(), device.get());
-  const cudaError_t capture = cudaStreamEndCapture(stream, &graph);
+  const cudaError_t captured = capture.end();
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
-  ASSERT_EQ(capture, cudaSuccess) << cudaGetErrorString(capture);
-  cudaGraphExec_t executable = nullptr;
-  check_cuda(cudaGraphInstantiate(&executable, graph, 0), "cudaGraphInstantiate");
-  check_cuda(cudaGraphLaunch(executable, stream), "cudaGraphLaunch");
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
+  capture.replay();
   EXPECT_TRUE(
       same_storage(device.storage(), pack_storage(w, device.layout()), info, device.layout()));
-  cudaGraphExecDestroy(executable);
-  cudaGraphDestroy(graph);
   EXPECT_EQ(xgemv_set_stream(handle(), nullptr), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }
