@@ -48,45 +48,41 @@ TYPED_TEST(ArgumentChecks, NullHandleReportsTheFirstBadArgumentAndTouchesNothing
   }
 }
 
-// The few-right-hand-side calls: each case's status, the argument position that status names
-// (12 for nrhs), and nothing dereferenced, quick returns (nrhs, m or n = 0) included.
-TYPED_TEST(ArgumentChecks, NrhsNullHandleReportsTheFirstBadArgumentAndTouchesNothing) {
-  using T = TypeParam;
-  const GemvOperands<T> operand_sets[] = {poisoned_operands<T>(), GemvOperands<T>{}};
-  for (const NrhsArgumentCase &c : kNrhsArgumentCases) {
-    const GemvShape shape{c.trans, c.m, c.n, c.lda, 1, 1};
-    const RhsLayout rhs{c.nrhs, c.ldx, c.ldy};
-    for (const GemvOperands<T> &operands : operand_sets) {
-      SCOPED_TRACE(std::string(c.what) +
-                   (operands.a ? ", poisoned pointers" : ", NULL pointers"));
-      const xgemv_status status = xgemv_gemv_nrhs<T>(nullptr, shape, rhs, operands);
+// Every few-right-hand-side case through call(shape, rhs, operands), with poisoned and with NULL
+// operands: the case's status, the argument position that status names (12 for nrhs), and
+// nothing dereferenced, quick returns (nrhs, m or n = 0) included.
+template <class T, class Call>
+void expect_nrhs_case_statuses(const std::string &call_name, Call &&call) {
+  for (const NrhsArgumentCase &c : kNrhsArgumentCases)
+    for (const GemvOperands<T> &operands : {poisoned_operands<T>(), GemvOperands<T>{}}) {
+      SCOPED_TRACE(std::string(c.what) + (operands.a ? ", poisoned pointers" : ", NULL pointers") +
+                   call_name);
+      const xgemv_status status = call(GemvShape{c.trans, c.m, c.n, c.lda, 1, 1},
+                                       RhsLayout{c.nrhs, c.ldx, c.ldy}, operands);
       EXPECT_EQ(status, c.expected_with_null_handle);
       EXPECT_EQ(xgemv_status_argument(status),
                 is_argument_error(c) ? static_cast<int>(c.expected_with_null_handle) : 0);
     }
-  }
 }
 
-// The bias call (xgemv_gemv_bias) takes the few-right-hand-side calls' checks in their order:
-// each case's status and position, with the bias poisoned or NULL (NULL is no bias, never an
-// error), nothing dereferenced.
+TYPED_TEST(ArgumentChecks, NrhsNullHandleReportsTheFirstBadArgumentAndTouchesNothing) {
+  using T = TypeParam;
+  expect_nrhs_case_statuses<T>(
+      "", [](const GemvShape &shape, const RhsLayout &rhs, const GemvOperands<T> &operands) {
+        return xgemv_gemv_nrhs<T>(nullptr, shape, rhs, operands);
+      });
+}
+
+// The bias call (xgemv_gemv_bias) takes the few-right-hand-side calls' checks in their order,
+// with the bias poisoned or NULL (NULL is no bias, never an error).
 TYPED_TEST(ArgumentChecks, BiasNullHandleReportsTheFirstBadArgumentAndTouchesNothing) {
   using T = TypeParam;
-  const GemvOperands<T> operand_sets[] = {poisoned_operands<T>(), GemvOperands<T>{}};
-  for (const NrhsArgumentCase &c : kNrhsArgumentCases) {
-    const GemvShape shape{c.trans, c.m, c.n, c.lda, 1, 1};
-    const RhsLayout rhs{c.nrhs, c.ldx, c.ldy};
-    for (const GemvOperands<T> &operands : operand_sets)
-      for (const T *bias : {poisoned<const T>(), static_cast<const T *>(nullptr)}) {
-        SCOPED_TRACE(std::string(c.what) +
-                     (operands.a ? ", poisoned pointers" : ", NULL pointers") +
-                     (bias ? ", poisoned bias" : ", NULL bias"));
-        const xgemv_status status = call_gemv_bias<T>(nullptr, shape, rhs, operands, bias);
-        EXPECT_EQ(status, c.expected_with_null_handle);
-        EXPECT_EQ(xgemv_status_argument(status),
-                  is_argument_error(c) ? static_cast<int>(c.expected_with_null_handle) : 0);
-      }
-  }
+  for (const T *bias : {poisoned<const T>(), static_cast<const T *>(nullptr)})
+    expect_nrhs_case_statuses<T>(
+        bias ? ", poisoned bias" : ", NULL bias",
+        [bias](const GemvShape &shape, const RhsLayout &rhs, const GemvOperands<T> &operands) {
+          return call_gemv_bias<T>(nullptr, shape, rhs, operands, bias);
+        });
 }
 
 // An element type xgemv_gemv_bias does not take is reported first, before any other argument
