@@ -90,41 +90,35 @@ class QgemvBits : public GpuHandlesTest {};
 TEST_F(QgemvBits, ColumnsDoNotDependOnNrhsOrOnTheOtherColumns) {
   const xgemv_handle h = gpu().xgemv();
   const std::vector<QuantCase> cases = invariance_cases();
-  for (size_t index = 0; index < cases.size(); ++index) {
-    SCOPED_TRACE(describe(cases[index]));
-    with_element_types(cases[index].activation, cases[index].y_type, [&]<class A, class Y>() {
-      RandomSource random(test_seed(index));
-      QuantProblem<A, Y> p = make_problem<A, Y>(cases[index], random);
-      p.storage = pack_storage(p.weight, p.layout);
-      QuantDeviceProblem<A, Y> device(p, p.storage);
-      ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
-      const auto run = [&](const std::vector<A> &x, const std::vector<Y> &y, int64_t nrhs) {
-        return device.run(h, x, y, nrhs, false, XGEMV_POINTER_MODE_HOST);
-      };
-      const std::vector<Y> wide = run(p.x, p.y, kWideNrhs);
-      for (int64_t nrhs = 1; nrhs < kWideNrhs; ++nrhs) {
-        SCOPED_TRACE("nrhs " + std::to_string(nrhs));
-        std::vector<A> x = p.x;
-        std::vector<Y> y = p.y;
-        refill_columns(p, x, y, nrhs, kWideNrhs, random);
-        const std::vector<Y> narrow = run(x, y, nrhs);
-        const std::vector<bool> outside_first = all_but_columns(p, 0, nrhs);
-        EXPECT_TRUE(
-            bitwise_equal("columns < nrhs against nrhs = 17", narrow, wide, &outside_first));
-        std::vector<bool> first(outside_first.size());
-        for (size_t i = 0; i < first.size(); ++i) first[i] = !outside_first[i];
-        EXPECT_TRUE(bitwise_equal("Y past nrhs columns (untouched)", narrow, y, &first));
+  const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p, QuantDeviceProblem<A, Y> &device,
+                                           RandomSource &random) {
+    const auto run = [&](const std::vector<A> &x, const std::vector<Y> &y, int64_t nrhs) {
+      return device.run(h, x, y, nrhs, false, XGEMV_POINTER_MODE_HOST);
+    };
+    const std::vector<Y> wide = run(p.x, p.y, kWideNrhs);
+    for (int64_t nrhs = 1; nrhs < kWideNrhs; ++nrhs) {
+      SCOPED_TRACE("nrhs " + std::to_string(nrhs));
+      std::vector<A> x = p.x;
+      std::vector<Y> y = p.y;
+      refill_columns(p, x, y, nrhs, kWideNrhs, random);
+      const std::vector<Y> narrow = run(x, y, nrhs);
+      const std::vector<bool> outside_first = all_but_columns(p, 0, nrhs);
+      EXPECT_TRUE(bitwise_equal("columns < nrhs against nrhs = 17", narrow, wide, &outside_first));
+      std::vector<bool> first(outside_first.size());
+      for (size_t i = 0; i < first.size(); ++i) first[i] = !outside_first[i];
+      EXPECT_TRUE(bitwise_equal("Y past nrhs columns (untouched)", narrow, y, &first));
 
-        std::vector<A> x_one = p.x;
-        std::vector<Y> y_one = p.y;
-        refill_columns(p, x_one, y_one, 0, nrhs - 1, random);
-        refill_columns(p, x_one, y_one, nrhs, kWideNrhs, random);
-        const std::vector<bool> outside_one = all_but_columns(p, nrhs - 1, nrhs);
-        EXPECT_TRUE(bitwise_equal("column nrhs - 1 with other data in every other column",
-                                  run(x_one, y_one, kWideNrhs), wide, &outside_one));
-      }
-    });
-  }
+      std::vector<A> x_one = p.x;
+      std::vector<Y> y_one = p.y;
+      refill_columns(p, x_one, y_one, 0, nrhs - 1, random);
+      refill_columns(p, x_one, y_one, nrhs, kWideNrhs, random);
+      const std::vector<bool> outside_one = all_but_columns(p, nrhs - 1, nrhs);
+      EXPECT_TRUE(bitwise_equal("column nrhs - 1 with other data in every other column",
+                                run(x_one, y_one, kWideNrhs), wide, &outside_one));
+    }
+  };
+  for (size_t index = 0; index < cases.size(); ++index)
+    with_device_problem(cases[index], test_seed(index), check);
 }
 
 // Column j of the nrhs = 17 call (host scalars) against xgemv_qgemv on that column alone (odd
@@ -133,31 +127,25 @@ TEST_F(QgemvBits, ColumnsDoNotDependOnNrhsOrOnTheOtherColumns) {
 TEST_F(QgemvBits, ColumnsDoNotDependOnEntryPointAlignmentOrPointerMode) {
   const xgemv_handle h = gpu().xgemv();
   const std::vector<QuantCase> cases = invariance_cases();
-  for (size_t index = 0; index < cases.size(); ++index) {
-    SCOPED_TRACE(describe(cases[index]));
-    with_element_types(cases[index].activation, cases[index].y_type, [&]<class A, class Y>() {
-      RandomSource random(test_seed(index));
-      QuantProblem<A, Y> p = make_problem<A, Y>(cases[index], random);
-      p.storage = pack_storage(p.weight, p.layout);
-      QuantDeviceProblem<A, Y> device(p, p.storage);
-      ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
-      const std::vector<Y> wide =
-          device.run(h, p.x, p.y, kWideNrhs, false, XGEMV_POINTER_MODE_HOST);
-      EXPECT_TRUE(bitwise_equal(
-          "nrhs = 17 with device scalars",
-          device.run(h, p.x, p.y, kWideNrhs, false, XGEMV_POINTER_MODE_DEVICE), wide));
-      for (int64_t column = 0; column < kWideNrhs; ++column) {
-        SCOPED_TRACE("xgemv_qgemv on column " + std::to_string(column));
-        const std::vector<Y> single =
-            device.run(h, p.x, p.y, 1, true, XGEMV_POINTER_MODE_HOST, column);
-        const std::vector<bool> outside = all_but_columns(p, column, column + 1);
-        EXPECT_TRUE(bitwise_equal("the column", single, wide, &outside));
-        std::vector<bool> inside(outside.size());
-        for (size_t i = 0; i < inside.size(); ++i) inside[i] = !outside[i];
-        EXPECT_TRUE(bitwise_equal("the other columns (untouched)", single, p.y, &inside));
-      }
-    });
-  }
+  const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p, QuantDeviceProblem<A, Y> &device,
+                                           RandomSource &) {
+    const std::vector<Y> wide = device.run(h, p.x, p.y, kWideNrhs, false, XGEMV_POINTER_MODE_HOST);
+    EXPECT_TRUE(bitwise_equal("nrhs = 17 with device scalars",
+                              device.run(h, p.x, p.y, kWideNrhs, false, XGEMV_POINTER_MODE_DEVICE),
+                              wide));
+    for (int64_t column = 0; column < kWideNrhs; ++column) {
+      SCOPED_TRACE("xgemv_qgemv on column " + std::to_string(column));
+      const std::vector<Y> single =
+          device.run(h, p.x, p.y, 1, true, XGEMV_POINTER_MODE_HOST, column);
+      const std::vector<bool> outside = all_but_columns(p, column, column + 1);
+      EXPECT_TRUE(bitwise_equal("the column", single, wide, &outside));
+      std::vector<bool> inside(outside.size());
+      for (size_t i = 0; i < inside.size(); ++i) inside[i] = !outside[i];
+      EXPECT_TRUE(bitwise_equal("the other columns (untouched)", single, p.y, &inside));
+    }
+  };
+  for (size_t index = 0; index < cases.size(); ++index)
+    with_device_problem(cases[index], test_seed(index), check);
 }
 
 // A call captured on a user stream with device scalars, then replayed twice: the bits of the

@@ -87,13 +87,9 @@ std::vector<double> magnitudes(const QuantProblem<A, Y> &p) {
                          std::fabs(p.beta), y, c.ldy(), c.nrhs, Magnitude{});
 }
 
+// The bias calls' cases: 67 outputs.
 QuantCase bias_case(const FormatOptions &f, int64_t inputs, int64_t nrhs) {
-  QuantCase c;
-  c.format = f;
-  c.outputs = 67;
-  c.inputs = inputs;
-  c.nrhs = nrhs;
-  return c;
+  return format_case(f, 67, inputs, nrhs);
 }
 
 // Inputs that every format takes (a multiple of 128) or, for the 8-bit formats, an odd count.
@@ -126,14 +122,9 @@ TEST_F(QgemvBias, IsTheNrhsResultPlusTheBias) {
         c.scale_type = kScaleTypes[index % 3];
         c.beta = kBetas[index / 2 % 3];
         c.pointer_mode = index / 3 % 2 ? XGEMV_POINTER_MODE_DEVICE : XGEMV_POINTER_MODE_HOST;
-        const uint64_t case_seed_value = seed(index++);
-        SCOPED_TRACE(describe(c) + ", seed " + std::to_string(case_seed_value));
-        with_element_types(c.activation, c.y_type, [&]<class A, class Y>() {
-          RandomSource random(case_seed_value);
-          QuantProblem<A, Y> p = make_problem<A, Y>(c, random);
-          p.storage = pack_storage(p.weight, p.layout);
-          QuantDeviceProblem<A, Y> device(p, p.storage);
-          ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
+        const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p,
+                                                 QuantDeviceProblem<A, Y> &device,
+                                                 RandomSource &random) {
           const std::vector<Y> bias = random_bias<Y>(c.outputs, random);
           GuardedDeviceBuffer<Y> bias_device(bias.size());
           bias_device.upload(bias);
@@ -155,7 +146,8 @@ TEST_F(QgemvBias, IsTheNrhsResultPlusTheBias) {
           EXPECT_TRUE(bitwise_equal("bias", bias_device.download(), bias));
           EXPECT_TRUE(bias_device.guards_intact("bias"));
           EXPECT_TRUE(device.y().guards_intact("Y"));
-        });
+        };
+        with_device_problem(c, seed(index++), check);
       }
 }
 
@@ -179,15 +171,12 @@ TEST_F(QgemvBias, AlphaZeroGivesBetaYPlusBias) {
             c.alpha = ScalarChoice::zero;
             c.beta = beta;
             c.pointer_mode = mode;
-            const uint64_t case_seed_value = seed(index++);
-            SCOPED_TRACE(describe(c) + ", seed " + std::to_string(case_seed_value));
-            with_element_types(c.activation, c.y_type, [&]<class A, class Y>() {
-              RandomSource random(case_seed_value);
-              QuantProblem<A, Y> p = make_problem<A, Y>(c, random);
-              p.storage = pack_storage(p.weight, p.layout);
+            const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p,
+                                                     QuantDeviceProblem<A, Y> &device,
+                                                     RandomSource &random) {
+              // The weight's storage unreadable (NaN bytes): alpha = 0 must not read it.
               const std::vector<uint8_t> unreadable(p.storage.size(), kGuardByte);
-              QuantDeviceProblem<A, Y> device(p, unreadable);
-              ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
+              device.storage().upload(unreadable);
               const std::vector<Y> bias = random_bias<Y>(c.outputs, random);
               GuardedDeviceBuffer<Y> bias_device(bias.size());
               bias_device.upload(bias);
@@ -209,7 +198,8 @@ TEST_F(QgemvBias, AlphaZeroGivesBetaYPlusBias) {
                 }
               EXPECT_TRUE(bitwise_equal("Y outside its elements", got, y, &p.is_logical_y));
               EXPECT_TRUE(bitwise_equal("storage", device.storage().download(), unreadable));
-            });
+            };
+            with_device_problem(c, seed(index++), check);
           }
 }
 
@@ -228,14 +218,9 @@ TEST_F(QgemvBias, ColumnsDoNotDependOnNrhs) {
       c.activation = activation;
       c.y_type = index / 2 % 2 ? XGEMV_R_32F : activation;
       c.scale_type = kScaleTypes[index % 3];
-      const uint64_t case_seed_value = seed(index++);
-      SCOPED_TRACE(describe(c) + ", seed " + std::to_string(case_seed_value));
-      with_element_types(c.activation, c.y_type, [&]<class A, class Y>() {
-        RandomSource random(case_seed_value);
-        QuantProblem<A, Y> p = make_problem<A, Y>(c, random);
-        p.storage = pack_storage(p.weight, p.layout);
-        QuantDeviceProblem<A, Y> device(p, p.storage);
-        ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
+      const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p,
+                                               QuantDeviceProblem<A, Y> &device,
+                                               RandomSource &random) {
         const std::vector<Y> bias = random_bias<Y>(c.outputs, random);
         GuardedDeviceBuffer<Y> bias_device(bias.size());
         bias_device.upload(bias);
@@ -250,7 +235,8 @@ TEST_F(QgemvBias, ColumnsDoNotDependOnNrhs) {
         EXPECT_TRUE(bitwise_equal("columns < nrhs", narrow, wide, &outside_narrow));
         EXPECT_TRUE(
             bitwise_equal("Y past nrhs columns (untouched)", narrow, p.y, &outside_past_narrow));
-      });
+      };
+      with_device_problem(c, seed(index++), check);
     }
 }
 

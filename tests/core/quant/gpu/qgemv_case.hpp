@@ -61,6 +61,12 @@ struct QuantCase {
   int64_t columns() const { return std::max<int64_t>(nrhs, 1); }
 };
 
+// A case of format f with `outputs` x `inputs` weights and nrhs columns, the rest at defaults.
+inline QuantCase format_case(const FormatOptions &f, int64_t outputs, int64_t inputs,
+                             int64_t nrhs) {
+  return {.format = f, .outputs = outputs, .inputs = inputs, .nrhs = nrhs};
+}
+
 inline std::string describe(const QuantCase &c) {
   static constexpr const char *kScalarNames[] = {"0", "1", "-1.5", "random", "-1", "0.5"};
   static constexpr const char *kSpecialNames[] = {
@@ -313,6 +319,22 @@ class QuantDeviceProblem {
   GuardedDeviceBuffer<float> scalars_;
   OwnedQweight weight_;
 };
+
+// Case c on fresh data from `seed`, traced: its problem (make_problem, the weight packed) and the
+// device side of it, for f(p, device, random), a lambda templated on the element types of X and
+// Y ([&]<class A, class Y>(QuantProblem<A, Y> &, QuantDeviceProblem<A, Y> &, RandomSource &)).
+template <class F>
+void with_device_problem(const QuantCase &c, uint64_t seed, F &&f) {
+  SCOPED_TRACE(describe(c) + ", seed " + std::to_string(seed));
+  with_element_types(c.activation, c.y_type, [&]<class A, class Y>() {
+    RandomSource random(seed);
+    QuantProblem<A, Y> p = make_problem<A, Y>(c, random);
+    p.storage = pack_storage(p.weight, p.layout);
+    QuantDeviceProblem<A, Y> device(p, p.storage);
+    ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
+    f(p, device, random);
+  });
+}
 
 // Half the smallest subnormal of a 16-bit type: the absolute part of rounding a weight to it.
 template <class A>

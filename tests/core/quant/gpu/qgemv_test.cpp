@@ -48,15 +48,6 @@ QuantCase with_types_in_turn(QuantCase c, size_t i) {
   return c;
 }
 
-QuantCase format_case(const FormatOptions &f, int64_t outputs, int64_t inputs, int64_t nrhs) {
-  QuantCase c;
-  c.format = f;
-  c.outputs = outputs;
-  c.inputs = inputs;
-  c.nrhs = nrhs;
-  return c;
-}
-
 class Qgemv : public GpuHandlesTest {
  protected:
   static void run(const std::vector<QuantCase> &cases) {

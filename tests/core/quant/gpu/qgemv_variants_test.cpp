@@ -178,12 +178,8 @@ TEST_F(QgemvKernelVariants, ForcedVariantRefusesQuantizedCallsItDoesNotCompute) 
       c.outputs = 33;
       c.inputs = edge_inputs(kind.format)[1];
       c.nrhs = 17;
-      RandomSource random(case_seed("ForcedVariantRefuses", 0));
-      with_element_types(c.activation, c.y_type, [&]<class A, class Y>() {
-        QuantProblem<A, Y> p = make_problem<A, Y>(c, random);
-        p.storage = pack_storage(p.weight, p.layout);
-        QuantDeviceProblem<A, Y> device(p, p.storage);
-        ASSERT_EQ(device.weight_status(), XGEMV_STATUS_SUCCESS);
+      const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p,
+                                               QuantDeviceProblem<A, Y> &device, RandomSource &) {
         GuardedDeviceBuffer<Y> &y = device.y();
         y.upload(p.y);
         ASSERT_EQ(xgemv_set_pointer_mode(h, XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
@@ -200,7 +196,8 @@ TEST_F(QgemvKernelVariants, ForcedVariantRefusesQuantizedCallsItDoesNotCompute) 
         EXPECT_EQ(xgemv_get_last_kernel_variant(h), nullptr);
         check_cuda(cudaDeviceSynchronize(), "refused calls");
         EXPECT_TRUE(bitwise_equal("Y after refused calls", y.download(), p.y));
-      });
+      };
+      with_device_problem(c, case_seed("ForcedVariantRefuses", 0), check);
     }
   }
   EXPECT_GT(dense_variants, 0) << "no variant computes dense GEMVs only";
