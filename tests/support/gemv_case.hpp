@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -168,6 +169,31 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
+// Whether a buffer that a call must only read still holds `given`, its guards intact.
+template <class T>
+::testing::AssertionResult untouched(const char *name, const GuardedDeviceBuffer<T> &buffer,
+                                     const std::vector<T> &given) {
+  const ::testing::AssertionResult guards = buffer.guards_intact(name);
+  const ::testing::AssertionResult contents = bitwise_equal(name, buffer.download(), given);
+  if (guards && contents) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << (guards ? "" : guards.message()) << (guards || contents ? "" : "; ")
+         << (contents ? "" : contents.message());
+}
+
+// Y after one call (`call` returns its status, which must be success) in the case's pointer and
+// batch-invariant modes, with y uploaded afresh into y_device first.
+template <class T, class Call>
+std::vector<T> call_on_fresh_y(const GemvCase &c, xgemv_handle h, GuardedDeviceBuffer<T> &y_device,
+                               const std::vector<T> &y, Call &&call) {
+  y_device.upload(y);
+  EXPECT_EQ(xgemv_set_pointer_mode(h, c.pointer_mode), XGEMV_STATUS_SUCCESS);
+  EXPECT_EQ(xgemv_set_batch_invariant(h, c.batch_invariant), XGEMV_STATUS_SUCCESS);
+  EXPECT_EQ(call(), XGEMV_STATUS_SUCCESS);
+  check_cuda(cudaDeviceSynchronize(), "synchronize after the call");
+  return y_device.download();
+}
+
 template <class T>
 void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   using S = ScalarOf<T>;
@@ -265,28 +291,21 @@ void run_gemv_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   x_device.upload(x);
   GuardedDeviceBuffer<S> device_scalars(2);
   device_scalars.upload({alpha, beta});
-  const bool device_mode = c.pointer_mode == XGEMV_POINTER_MODE_DEVICE;
-  const GemvOperands<T> operands{device_mode ? device_scalars.data() : &alpha, a_device.data(),
-                                 x_device.data(), device_mode ? device_scalars.data() + 1 : &beta,
-                                 y_device.data()};
+  const GemvOperands<T> operands =
+      operands_in_mode<T>(c.pointer_mode, alpha, beta, device_scalars.data(), a_device.data(),
+                          x_device.data(), y_device.data());
   const auto call_xgemv = [&] {
-    y_device.upload(y);
-    EXPECT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), c.pointer_mode), XGEMV_STATUS_SUCCESS);
-    EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), c.batch_invariant), XGEMV_STATUS_SUCCESS);
-    EXPECT_EQ(c.several_rhs ? xgemv_gemv_nrhs<T>(gpu.xgemv(), s, rhs, operands)
-                            : xgemv_gemv<T>(gpu.xgemv(), s, batch_argument, operands),
-              XGEMV_STATUS_SUCCESS);
-    check_cuda(cudaDeviceSynchronize(), "synchronize after xgemv");
-    return y_device.download();
+    return call_on_fresh_y(c, gpu.xgemv(), y_device, y, [&] {
+      return c.several_rhs ? xgemv_gemv_nrhs<T>(gpu.xgemv(), s, rhs, operands)
+                           : xgemv_gemv<T>(gpu.xgemv(), s, batch_argument, operands);
+    });
   };
   const std::vector<T> result = call_xgemv();
 
-  EXPECT_TRUE(a_device.guards_intact("A"));
-  EXPECT_TRUE(x_device.guards_intact("x"));
+  EXPECT_TRUE(untouched("A", a_device, a));
+  EXPECT_TRUE(untouched("x", x_device, x));
   EXPECT_TRUE(y_device.guards_intact("y"));
   EXPECT_TRUE(device_scalars.guards_intact("alpha, beta"));
-  EXPECT_TRUE(bitwise_equal("A", a_device.download(), a));
-  EXPECT_TRUE(bitwise_equal("x", x_device.download(), x));
   if (quick_return) {
     EXPECT_TRUE(bitwise_equal("y after a quick return", result, y));
   } else {
@@ -340,6 +359,77 @@ void run_gemv_cases(const std::vector<GemvCase> &cases, const GpuHandles &gpu,
   run_case_table<T>(cases, label, [&gpu](const GemvCase &c, uint64_t seed) {
     run_gemv_case<T>(c, gpu, seed);
   });
+}
+
+// The fixture of typed tests over tables of cases: run(cases) runs them for T, labelled by the
+// test's name, which also seeds a test's own problems (seed(index)).
+template <class T>
+class GemvCaseTest : public GpuHandlesTest {
+ protected:
+  static std::string test_name() {
+    return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+  static void run(const std::vector<GemvCase> &cases) {
+    run_gemv_cases<T>(cases, gpu(), test_name());
+  }
+  static uint64_t seed(size_t index) { return case_seed(test_name() + Element<T>::name, index); }
+};
+
+// --- Case tables ------------------------------------------------------------------------------
+
+// The specials every single-vector case table of op holds: device scalars with beta = 0 (NaN in
+// y), alpha = 0 (NaN in A and x), and misaligned bases with an odd lda.
+inline std::vector<GemvCase> special_cases(char op) {
+  return {{.trans = op,
+           .m = 67,
+           .n = 1031,
+           .beta = ScalarChoice::zero,
+           .pointer_mode = XGEMV_POINTER_MODE_DEVICE},
+          {.trans = op, .m = 67, .n = 1031, .alpha = ScalarChoice::zero},
+          {.trans = op,
+           .m = 1031,
+           .n = 67,
+           .lda_padding = 1,
+           .a_misalignment = 1,
+           .x_misalignment = 1,
+           .y_misalignment = 1}};
+}
+
+// Each of `bases` with alpha x beta over `alphas` x `betas` in both pointer modes, in that order
+// (bases outermost): beta = 0 poisons y with NaN, alpha = 0 A and x.
+inline std::vector<GemvCase> with_scalars(const std::vector<GemvCase> &bases,
+                                          std::span<const ScalarChoice> alphas,
+                                          std::span<const ScalarChoice> betas) {
+  std::vector<GemvCase> cases;
+  for (const GemvCase &base : bases)
+    for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
+      for (const ScalarChoice alpha : alphas)
+        for (const ScalarChoice beta : betas) {
+          GemvCase c = base;
+          c.alpha = alpha;
+          c.beta = beta;
+          c.pointer_mode = mode;
+          cases.push_back(c);
+        }
+  return cases;
+}
+
+// Where a case's operands lie: each base this many elements past a 256-byte boundary, and the
+// leading dimensions padded past the smallest.
+struct Placement {
+  size_t a, x, y;
+  int64_t lda_padding, ldx_padding = 0, ldy_padding = 0;
+};
+
+// Case c with its operands at `placement`.
+inline GemvCase placed(GemvCase c, const Placement &placement) {
+  c.a_misalignment = placement.a;
+  c.x_misalignment = placement.x;
+  c.y_misalignment = placement.y;
+  c.lda_padding = placement.lda_padding;
+  c.ldx_padding = placement.ldx_padding;
+  c.ldy_padding = placement.ldy_padding;
+  return c;
 }
 
 }  // namespace xgemv_test

@@ -19,6 +19,16 @@ struct GemvOperands {
   T *y = nullptr;
 };
 
+// The operands with alpha and beta where `mode` has them: &alpha and &beta on the host, or
+// device_scalars[0] and [1].
+template <class T>
+GemvOperands<T> operands_in_mode(xgemv_pointer_mode mode, const ScalarOf<T> &alpha,
+                                 const ScalarOf<T> &beta, const ScalarOf<T> *device_scalars,
+                                 const T *a, const T *x, T *y) {
+  const bool device = mode == XGEMV_POINTER_MODE_DEVICE;
+  return {device ? device_scalars : &alpha, a, x, device ? device_scalars + 1 : &beta, y};
+}
+
 // One call through the single-problem entry point (batch == nullptr) or the strided-batched one.
 template <class T>
 xgemv_status xgemv_gemv(xgemv_handle h, const GemvShape &s, const BatchLayout *batch,

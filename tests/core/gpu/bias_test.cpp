@@ -124,30 +124,23 @@ void run_bias_case(const GemvCase &c, const GpuHandles &gpu, uint64_t seed) {
   x_device.upload(x_given);
   bias_device.upload(bias);
   device_scalars.upload({alpha, beta});
-  const GemvOperands<T> operands{device_mode ? device_scalars.data() : &alpha,
-                                 a_x_given ? a_device.data() : nullptr,
-                                 a_x_given ? x_device.data() : nullptr,
-                                 device_mode ? device_scalars.data() + 1 : &beta, y_device.data()};
+  const GemvOperands<T> operands = operands_in_mode<T>(
+      c.pointer_mode, alpha, beta, device_scalars.data(), a_x_given ? a_device.data() : nullptr,
+      a_x_given ? x_device.data() : nullptr, y_device.data());
   const auto call = [&] {
-    y_device.upload(y_given);
-    EXPECT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), c.pointer_mode), XGEMV_STATUS_SUCCESS);
-    EXPECT_EQ(xgemv_set_batch_invariant(gpu.xgemv(), c.batch_invariant), XGEMV_STATUS_SUCCESS);
-    EXPECT_EQ(call_gemv_bias<T>(gpu.xgemv(), s, rhs, operands, bias_device.data()),
-              XGEMV_STATUS_SUCCESS);
+    const std::vector<T> y_after = call_on_fresh_y(c, gpu.xgemv(), y_device, y_given, [&] {
+      return call_gemv_bias<T>(gpu.xgemv(), s, rhs, operands, bias_device.data());
+    });
     EXPECT_NE(xgemv_get_last_kernel_variant(gpu.xgemv()), nullptr) << "no quick return";
-    check_cuda(cudaDeviceSynchronize(), "synchronize after xgemv_gemv_bias");
-    return y_device.download();
+    return y_after;
   };
   const std::vector<T> result = call();
 
-  EXPECT_TRUE(a_device.guards_intact("A"));
-  EXPECT_TRUE(x_device.guards_intact("X"));
+  EXPECT_TRUE(untouched("A", a_device, a_given));
+  EXPECT_TRUE(untouched("X", x_device, x_given));
+  EXPECT_TRUE(untouched("bias", bias_device, bias));
   EXPECT_TRUE(y_device.guards_intact("Y"));
-  EXPECT_TRUE(bias_device.guards_intact("bias"));
   EXPECT_TRUE(device_scalars.guards_intact("alpha, beta"));
-  EXPECT_TRUE(bitwise_equal("A", a_device.download(), a_given));
-  EXPECT_TRUE(bitwise_equal("X", x_device.download(), x_given));
-  EXPECT_TRUE(bitwise_equal("bias", bias_device.download(), bias));
   EXPECT_TRUE(bitwise_equal("Y outside its elements", result, y_given, &is_logical_y));
   if (exact_epilogue) {
     int64_t wrong = 0;
@@ -219,19 +212,10 @@ std::vector<GemvCase> scalar_cases() {
   constexpr ScalarChoice kAlphas[] = {ScalarChoice::zero, ScalarChoice::random};
   constexpr ScalarChoice kBetas[] = {ScalarChoice::zero, ScalarChoice::one, ScalarChoice::half,
                                      ScalarChoice::random};
-  std::vector<GemvCase> cases;
+  std::vector<GemvCase> bases;
   for (const char op : kRealOps)
-    for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
-      for (const int64_t nrhs : {1, 5, 17})
-        for (const ScalarChoice alpha : kAlphas)
-          for (const ScalarChoice beta : kBetas) {
-            GemvCase c = bias_case(op, 129, 67, nrhs);
-            c.alpha = alpha;
-            c.beta = beta;
-            c.pointer_mode = mode;
-            cases.push_back(c);
-          }
-  return cases;
+    for (const int64_t nrhs : {1, 5, 17}) bases.push_back(bias_case(op, 129, 67, nrhs));
+  return with_scalars(bases, kAlphas, kBetas);
 }
 
 // Empty reductions (op N with n = 0, op T with m = 0) in both pointer modes: y := beta*y + bias,
@@ -252,20 +236,15 @@ std::vector<GemvCase> empty_reduction_cases() {
   return cases;
 }
 
+// Case tables run as bias calls.
 template <class T>
-class BiasCalls : public GpuHandlesTest {
+class BiasCaseTest : public GemvCaseTest<T> {
  protected:
   static void run(const std::vector<GemvCase> &cases) {
-    run_bias_cases<T>(cases, gpu(),
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  static uint64_t seed(size_t index) {
-    return case_seed(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                         Element<T>::name,
-                     index);
+    run_bias_cases<T>(cases, BiasCaseTest::gpu(), BiasCaseTest::test_name());
   }
 };
-TYPED_TEST_SUITE(BiasCalls, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(BiasCalls, BiasCaseTest<T>);
 
 TYPED_TEST(BiasCalls, MatchTheReferencePlusTheBias) { this->run(correctness_cases()); }
 TYPED_TEST(BiasCalls, AlphaZeroAndBetaZeroInBothPointerModes) { this->run(scalar_cases()); }
@@ -363,9 +342,8 @@ class BitsProblem {
     return y_.download();
   }
   GemvOperands<T> operands() const {
-    const bool device = mode_ == XGEMV_POINTER_MODE_DEVICE;
-    return {device ? scalars_.data() : &alpha_, a_.data(), x_.data(),
-            device ? scalars_.data() + 1 : &beta_, y_.data()};
+    return operands_in_mode<T>(mode_, alpha_, beta_, scalars_.data(), a_.data(), x_.data(),
+                               y_.data());
   }
 
   GemvShape shape_;
@@ -378,16 +356,31 @@ class BitsProblem {
   std::vector<T> y_initial_;
 };
 
-// The shapes of the bit-for-bit checks for op: tall, wide, and a short output with a long
-// reduction (split).
-std::vector<GemvShape> bits_shapes(char op) {
+// A problem of the bit-for-bit checks: its shape and pointer mode.
+struct BitsConfiguration {
+  GemvShape shape;
+  xgemv_pointer_mode mode;
+
+  std::string describe() const {
+    return std::string("op ") + shape.trans + " m=" + std::to_string(shape.m) +
+           " n=" + std::to_string(shape.n) +
+           (mode == XGEMV_POINTER_MODE_DEVICE ? ", device" : ", host") + " scalars";
+  }
+};
+
+// For each op, tall, wide, and a short output with a long reduction (split), in both pointer
+// modes.
+std::vector<BitsConfiguration> bits_configurations() {
   const int64_t k = long_reduction();
-  std::vector<GemvShape> shapes;
-  for (const auto &[m, n] : {std::pair<int64_t, int64_t>{1031, 67}, {67, 1031},
-                             op == 'N' ? std::pair<int64_t, int64_t>{7, k}
-                                       : std::pair<int64_t, int64_t>{k, 7}})
-    shapes.push_back({op, m, n, m, 1, 1});
-  return shapes;
+  std::vector<BitsConfiguration> configurations;
+  for (const char op : kRealOps) {
+    const int64_t short_m = op == 'N' ? 7 : k, short_n = op == 'N' ? k : 7;
+    for (const auto &[m, n] :
+         {std::pair<int64_t, int64_t>{1031, 67}, {67, 1031}, {short_m, short_n}})
+      for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
+        configurations.push_back({GemvShape{op, m, n, m, 1, 1}, mode});
+  }
+  return configurations;
 }
 
 // A NULL bias gives the call without one, bit for bit, on the same kernel: the nrhs call for
@@ -397,27 +390,22 @@ TYPED_TEST(BiasCalls, NullBiasGivesTheBitsOfTheCallWithout) {
   using T = TypeParam;
   const xgemv_handle h = this->gpu().xgemv();
   size_t index = 0;
-  for (const char op : kRealOps)
-    for (const GemvShape &shape : bits_shapes(op))
-      for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
-        for (const int64_t nrhs : kNrhsCounts)
-          for (const bool invariant : {false, true}) {
-            if (invariant && nrhs != 1) continue;
-            SCOPED_TRACE(std::string("op ") + op + " m=" + std::to_string(shape.m) +
-                         " n=" + std::to_string(shape.n) + " nrhs=" + std::to_string(nrhs) +
-                         (mode == XGEMV_POINTER_MODE_DEVICE ? " device" : " host") +
-                         " scalars" + (invariant ? ", batch-invariant handle" : ""));
-            BitsProblem<T> p(shape, nrhs, mode, this->seed(index++));
-            EXPECT_EQ(xgemv_set_batch_invariant(h, invariant), XGEMV_STATUS_SUCCESS);
-            std::string with_null_bias, without_bias;
-            const std::vector<T> got = p.run_bias(h, nrhs, nullptr, &with_null_bias);
-            const std::vector<T> want = nrhs == 1 && !invariant
-                                            ? p.run_single_vector(h, &without_bias)
-                                            : p.run_nrhs(h, nrhs, &without_bias);
-            EXPECT_EQ(xgemv_set_batch_invariant(h, 0), XGEMV_STATUS_SUCCESS);
-            EXPECT_TRUE(bitwise_equal("Y with a NULL bias", got, want));
-            EXPECT_EQ(with_null_bias, without_bias) << "the variants that ran";
-          }
+  for (const BitsConfiguration &b : bits_configurations())
+    for (const int64_t nrhs : kNrhsCounts)
+      for (const bool invariant : {false, true}) {
+        if (invariant && nrhs != 1) continue;
+        SCOPED_TRACE(b.describe() + ", nrhs " + std::to_string(nrhs) +
+                     (invariant ? ", batch-invariant handle" : ""));
+        BitsProblem<T> p(b.shape, nrhs, b.mode, this->seed(index++));
+        EXPECT_EQ(xgemv_set_batch_invariant(h, invariant), XGEMV_STATUS_SUCCESS);
+        std::string with_null_bias, without_bias;
+        const std::vector<T> got = p.run_bias(h, nrhs, nullptr, &with_null_bias);
+        const std::vector<T> want = nrhs == 1 && !invariant ? p.run_single_vector(h, &without_bias)
+                                                            : p.run_nrhs(h, nrhs, &without_bias);
+        EXPECT_EQ(xgemv_set_batch_invariant(h, 0), XGEMV_STATUS_SUCCESS);
+        EXPECT_TRUE(bitwise_equal("Y with a NULL bias", got, want));
+        EXPECT_EQ(with_null_bias, without_bias) << "the variants that ran";
+      }
 }
 
 // Column j of the bias call has the same bits whatever nrhs >= 2 is: nrhs = 5 against 16, and
@@ -427,23 +415,19 @@ TYPED_TEST(BiasCalls, ColumnsDoNotDependOnNrhs) {
   using T = TypeParam;
   const xgemv_handle h = this->gpu().xgemv();
   size_t index = 0;
-  for (const char op : kRealOps)
-    for (const GemvShape &shape : bits_shapes(op))
-      for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
-        for (const auto &[narrow, wide] : {std::pair<int64_t, int64_t>{5, 16}, {2, 17}}) {
-          SCOPED_TRACE(std::string("op ") + op + " m=" + std::to_string(shape.m) +
-                       " n=" + std::to_string(shape.n) + " nrhs " + std::to_string(narrow) +
-                       " against " + std::to_string(wide) +
-                       (mode == XGEMV_POINTER_MODE_DEVICE ? ", device" : ", host") + " scalars");
-          BitsProblem<T> p(shape, wide, mode, this->seed(index++));
-          const std::vector<T> wide_y = p.run_bias(h, wide, p.bias());
-          const std::vector<T> narrow_y = p.run_bias(h, narrow, p.bias());
-          const std::vector<bool> outside_narrow = p.all_but_columns(0, narrow);
-          EXPECT_TRUE(bitwise_equal("columns < nrhs", narrow_y, wide_y, &outside_narrow));
-          const std::vector<bool> outside_past_narrow = p.all_but_columns(narrow, wide);
-          EXPECT_TRUE(bitwise_equal("Y past nrhs columns (untouched)", narrow_y, p.y_initial(),
-                                    &outside_past_narrow));
-        }
+  for (const BitsConfiguration &b : bits_configurations())
+    for (const auto &[narrow, wide] : {std::pair<int64_t, int64_t>{5, 16}, {2, 17}}) {
+      SCOPED_TRACE(b.describe() + ", nrhs " + std::to_string(narrow) + " against " +
+                   std::to_string(wide));
+      BitsProblem<T> p(b.shape, wide, b.mode, this->seed(index++));
+      const std::vector<T> wide_y = p.run_bias(h, wide, p.bias());
+      const std::vector<T> narrow_y = p.run_bias(h, narrow, p.bias());
+      const std::vector<bool> outside_narrow = p.all_but_columns(0, narrow);
+      EXPECT_TRUE(bitwise_equal("columns < nrhs", narrow_y, wide_y, &outside_narrow));
+      const std::vector<bool> outside_past_narrow = p.all_but_columns(narrow, wide);
+      EXPECT_TRUE(bitwise_equal("Y past nrhs columns (untouched)", narrow_y, p.y_initial(),
+                                &outside_past_narrow));
+    }
 }
 
 // An empty reduction reads neither A, X nor alpha: a NaN alpha (host or device) and NULL A and X
@@ -469,9 +453,8 @@ TYPED_TEST(BiasCalls, EmptyReductionReadsNeitherANorXNorAlpha) {
       const GemvShape shape = op == 'N' ? GemvShape{op, kOutputs, 0, kOutputs, 1, 1}
                                         : GemvShape{op, 0, kOutputs, 1, 1, 1};
       const RhsLayout rhs{kNrhs, 1, kOutputs};
-      const bool device = mode == XGEMV_POINTER_MODE_DEVICE;
-      const GemvOperands<T> operands{device ? device_scalars.data() : &nan, nullptr, nullptr,
-                                     device ? device_scalars.data() + 1 : &beta, y_device.data()};
+      const GemvOperands<T> operands = operands_in_mode<T>(mode, nan, beta, device_scalars.data(),
+                                                           nullptr, nullptr, y_device.data());
       ASSERT_EQ(xgemv_set_pointer_mode(h, mode), XGEMV_STATUS_SUCCESS);
       y_device.upload(y);
       EXPECT_EQ(call_gemv_bias<T>(h, shape, rhs, operands, bias_device.data()),

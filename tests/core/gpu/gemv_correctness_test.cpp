@@ -58,26 +58,11 @@ std::vector<GemvCase> increment_cases() {
 
 // alpha x beta in {0, 1, -1.5, random}^2, host and device scalars; beta = 0 poisons y with NaN.
 std::vector<GemvCase> scalar_cases() {
-  std::vector<GemvCase> cases;
-  for (const GemvCase &base : base_cases(kVariationShapes))
-    for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
-      for (const ScalarChoice alpha : kScalars)
-        for (const ScalarChoice beta : kScalars) {
-          GemvCase c = base;
-          c.alpha = alpha;
-          c.beta = beta;
-          c.pointer_mode = mode;
-          cases.push_back(c);
-        }
-  return cases;
+  return with_scalars(base_cases(kVariationShapes), kScalars, kScalars);
 }
 
 std::vector<GemvCase> alignment_cases() {
-  struct Alignment {
-    size_t a, x, y;
-    int64_t lda_padding;
-  };
-  constexpr Alignment kAlignments[] = {
+  constexpr Placement kPlacements[] = {
       {1, 0, 0, 0},  {0, 1, 0, 0}, {0, 0, 1, 0},  // each base pointer off by one element
       {1, 1, 1, 1},                               // all of them, and lda = m + 1
       {0, 0, 0, 2},                               // aligned, but lda breaks column alignment
@@ -85,14 +70,7 @@ std::vector<GemvCase> alignment_cases() {
   };
   std::vector<GemvCase> cases;
   for (const GemvCase &base : base_cases(kVariationShapes))
-    for (const Alignment &alignment : kAlignments) {
-      GemvCase c = base;
-      c.a_misalignment = alignment.a;
-      c.x_misalignment = alignment.x;
-      c.y_misalignment = alignment.y;
-      c.lda_padding = alignment.lda_padding;
-      cases.push_back(c);
-    }
+    for (const Placement &placement : kPlacements) cases.push_back(placed(base, placement));
   // Lower-case trans is as valid as upper case.
   for (const char op : {'n', 't', 'c'}) cases.push_back({.trans = op, .m = 129, .n = 67});
   return cases;
@@ -135,15 +113,7 @@ std::vector<GemvCase> batched_cases() {
   return cases;
 }
 
-template <class T>
-class GemvCorrectness : public GpuHandlesTest {
- protected:
-  static void run(const std::vector<GemvCase> &cases) {
-    run_gemv_cases<T>(cases, gpu(),
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-};
-TYPED_TEST_SUITE(GemvCorrectness, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(GemvCorrectness, GemvCaseTest<T>);
 
 TYPED_TEST(GemvCorrectness, EdgeAndBlockBoundaryShapes) { this->run(base_cases(kEdgeShapes)); }
 TYPED_TEST(GemvCorrectness, Increments) { this->run(increment_cases()); }

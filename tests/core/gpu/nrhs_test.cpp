@@ -105,26 +105,13 @@ std::vector<GemvCase> short_output_cases() {
 // alpha x beta in {0, 1, -1, 0.5, random}^2, host and device scalars; beta = 0 poisons Y with
 // NaN, alpha = 0 poisons A and X.
 std::vector<GemvCase> scalar_cases() {
-  std::vector<GemvCase> cases;
-  for (const char op : kRealOps)
-    for (const xgemv_pointer_mode mode : {XGEMV_POINTER_MODE_HOST, XGEMV_POINTER_MODE_DEVICE})
-      for (const ScalarChoice alpha : kScalars)
-        for (const ScalarChoice beta : kScalars) {
-          GemvCase c = nrhs_case(op, 129, 67, 5);
-          c.alpha = alpha;
-          c.beta = beta;
-          c.pointer_mode = mode;
-          cases.push_back(c);
-        }
-  return cases;
+  std::vector<GemvCase> bases;
+  for (const char op : kRealOps) bases.push_back(nrhs_case(op, 129, 67, 5));
+  return with_scalars(bases, kScalars, kScalars);
 }
 
 std::vector<GemvCase> alignment_cases() {
-  struct Alignment {
-    size_t a, x, y;
-    int64_t lda_padding, ldx_padding, ldy_padding;
-  };
-  constexpr Alignment kAlignments[] = {
+  constexpr Placement kPlacements[] = {
       {1, 0, 0, 0, 0, 0},  {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0},  // each base off by one element
       {1, 1, 1, 1, 0, 0},                                           // all of them, lda = m + 1
       {1, 1, 1, 1, 1, 1},                                           // and odd ldx, ldy
@@ -133,31 +120,15 @@ std::vector<GemvCase> alignment_cases() {
   };
   std::vector<GemvCase> cases;
   for (const char op : kRealOps)
-    for (const Alignment &alignment : kAlignments)
-      for (const int64_t nrhs : {3, 16, 17}) {
-        GemvCase c = nrhs_case(op, 1031, 67, nrhs);
-        c.a_misalignment = alignment.a;
-        c.x_misalignment = alignment.x;
-        c.y_misalignment = alignment.y;
-        c.lda_padding = alignment.lda_padding;
-        c.ldx_padding = alignment.ldx_padding;
-        c.ldy_padding = alignment.ldy_padding;
-        cases.push_back(c);
-      }
+    for (const Placement &placement : kPlacements)
+      for (const int64_t nrhs : {3, 16, 17})
+        cases.push_back(placed(nrhs_case(op, 1031, 67, nrhs), placement));
   // Lower-case trans is as valid as upper case.
   for (const char op : {'n', 't', 'c'}) cases.push_back(nrhs_case(op, 129, 67, 4));
   return cases;
 }
 
-template <class T>
-class NrhsCorrectness : public GpuHandlesTest {
- protected:
-  static void run(const std::vector<GemvCase> &cases) {
-    run_gemv_cases<T>(cases, gpu(),
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-};
-TYPED_TEST_SUITE(NrhsCorrectness, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(NrhsCorrectness, GemvCaseTest<T>);
 
 TYPED_TEST(NrhsCorrectness, EveryNrhsUpTo17And32) { this->run(every_nrhs_cases()); }
 TYPED_TEST(NrhsCorrectness, PaddedLeadingDimensions) {
@@ -346,9 +317,8 @@ class InvarianceProblem {
     return y_device_.download();
   }
   GemvOperands<T> operands() const {
-    const bool device_mode = pointer_mode_ == XGEMV_POINTER_MODE_DEVICE;
-    return {device_mode ? device_scalars_.data() : &alpha_, a_device_.data(), x_device_.data(),
-            device_mode ? device_scalars_.data() + 1 : &beta_, y_device_.data()};
+    return operands_in_mode<T>(pointer_mode_, alpha_, beta_, device_scalars_.data(),
+                               a_device_.data(), x_device_.data(), y_device_.data());
   }
 
   GemvShape shape_;
@@ -379,16 +349,7 @@ class BatchInvariantMode {
   xgemv_handle handle_;
 };
 
-template <class T>
-class NrhsBatchInvariance : public GpuHandlesTest {
- protected:
-  static uint64_t seed(size_t index) {
-    return case_seed(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                         Element<T>::name,
-                     index);
-  }
-};
-TYPED_TEST_SUITE(NrhsBatchInvariance, ElementTypes);
+XGEMV_TYPED_TEST_SUITE(NrhsBatchInvariance, GemvCaseTest<T>);
 
 // Column j of the nrhs = 17 call against, for every nrhs in 1..16: the nrhs call with fresh data
 // in the columns of the buffers past nrhs (j < nrhs equal bit for bit, Y past nrhs untouched);
@@ -477,19 +438,8 @@ TYPED_TEST(NrhsBatchInvariance, SingleVectorFormsInBothHandleModes) {
     for (const int64_t incx : {1, -3})
       for (const int64_t incy : {1, 2})
         cases.push_back({.trans = op, .m = 1031, .n = 67, .incx = incx, .incy = incy});
-    cases.push_back({.trans = op,
-                     .m = 67,
-                     .n = 1031,
-                     .beta = ScalarChoice::zero,
-                     .pointer_mode = XGEMV_POINTER_MODE_DEVICE});
-    cases.push_back({.trans = op, .m = 67, .n = 1031, .alpha = ScalarChoice::zero});
-    cases.push_back({.trans = op,
-                     .m = 1031,
-                     .n = 67,
-                     .lda_padding = 1,
-                     .a_misalignment = 1,
-                     .x_misalignment = 1,
-                     .y_misalignment = 1});
+    const std::vector<GemvCase> specials = special_cases(op);
+    cases.insert(cases.end(), specials.begin(), specials.end());
     cases.push_back({.trans = op,
                      .m = 129,
                      .n = 65,

@@ -29,19 +29,8 @@ std::vector<GemvCase> edge_cases(char op) {
   for (const auto &[m, n] : shapes) cases.push_back({.trans = op, .m = m, .n = n});
   // Increments, device scalars with beta = 0 (NaN-poisoned y), misaligned bases and odd lda.
   cases.push_back({.trans = op, .m = 1031, .n = 67, .incx = -3, .incy = 2});
-  cases.push_back({.trans = op,
-                   .m = 67,
-                   .n = 1031,
-                   .beta = ScalarChoice::zero,
-                   .pointer_mode = XGEMV_POINTER_MODE_DEVICE});
-  cases.push_back({.trans = op, .m = 67, .n = 1031, .alpha = ScalarChoice::zero});
-  cases.push_back({.trans = op,
-                   .m = 1031,
-                   .n = 67,
-                   .lda_padding = 1,
-                   .a_misalignment = 1,
-                   .x_misalignment = 1,
-                   .y_misalignment = 1});
+  const std::vector<GemvCase> specials = special_cases(op);
+  cases.insert(cases.end(), specials.begin(), specials.end());
   cases.push_back({.trans = op, .m = 129, .n = 65, .batched = true, .batch_count = 3,
                    .stride_padding = 5});
   // Reductions that leave 1 to 3 whole 16-byte steps after the unrolled ones, and then a masked

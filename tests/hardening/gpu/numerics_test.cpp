@@ -176,9 +176,8 @@ TYPED_TEST(Specials, PropagateAsReferenceBlas) {
         y.upload(p.y);
         scalars.upload({p.alpha, p.beta});
         ASSERT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), mode), XGEMV_STATUS_SUCCESS);
-        const bool device = mode == XGEMV_POINTER_MODE_DEVICE;
-        const GemvOperands<T> operands{device ? scalars.data() : &p.alpha, a.data(), x.data(),
-                                       device ? scalars.data() + 1 : &p.beta, y.data()};
+        const GemvOperands<T> operands = operands_in_mode<T>(mode, p.alpha, p.beta, scalars.data(),
+                                                             a.data(), x.data(), y.data());
         ASSERT_EQ(xgemv_gemv<T>(gpu.xgemv(), p.shape, nullptr, operands), XGEMV_STATUS_SUCCESS);
         const std::vector<T> result = y.download();
 
