@@ -59,66 +59,30 @@ enum class Family { single, single_64, batched, batched_64, strided, strided_64 
 const char *const kFamilyNames[] = {
     "", "_64", "Batched", "Batched_64", "StridedBatched", "StridedBatched_64"};
 
-// The cuBLAS gemv entry points of one type triple (A/x, scalars, y), in Family order.
+// The cuBLAS gemv entry points of one type triple (A/x, y, scalars), in Family order: those of
+// cuBLAS's type prefix P ("cublas" P "gemvBatched", ...), the single-problem ones given (nullptr
+// where cuBLAS has none).
 template <class TA, class TY, class S>
 struct GemvEntryPoints;
 
-template <>
-struct GemvEntryPoints<float, float, float> {
-  static constexpr const char *prefix_name = "cublasSgemv";
-  static constexpr auto single = &cublasSgemv_v2;
-  static constexpr auto single_64 = &cublasSgemv_v2_64;
-  static constexpr auto batched = &cublasSgemvBatched;
-  static constexpr auto batched_64 = &cublasSgemvBatched_64;
-  static constexpr auto strided = &cublasSgemvStridedBatched;
-  static constexpr auto strided_64 = &cublasSgemvStridedBatched_64;
-};
-template <>
-struct GemvEntryPoints<double, double, double> {
-  static constexpr const char *prefix_name = "cublasDgemv";
-  static constexpr auto single = &cublasDgemv_v2;
-  static constexpr auto single_64 = &cublasDgemv_v2_64;
-  static constexpr auto batched = &cublasDgemvBatched;
-  static constexpr auto batched_64 = &cublasDgemvBatched_64;
-  static constexpr auto strided = &cublasDgemvStridedBatched;
-  static constexpr auto strided_64 = &cublasDgemvStridedBatched_64;
-};
-template <>
-struct GemvEntryPoints<__half, __half, float> {
-  static constexpr const char *prefix_name = "cublasHSHgemv";
-  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
-  static constexpr auto batched = &cublasHSHgemvBatched;
-  static constexpr auto batched_64 = &cublasHSHgemvBatched_64;
-  static constexpr auto strided = &cublasHSHgemvStridedBatched;
-  static constexpr auto strided_64 = &cublasHSHgemvStridedBatched_64;
-};
-template <>
-struct GemvEntryPoints<__half, float, float> {
-  static constexpr const char *prefix_name = "cublasHSSgemv";
-  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
-  static constexpr auto batched = &cublasHSSgemvBatched;
-  static constexpr auto batched_64 = &cublasHSSgemvBatched_64;
-  static constexpr auto strided = &cublasHSSgemvStridedBatched;
-  static constexpr auto strided_64 = &cublasHSSgemvStridedBatched_64;
-};
-template <>
-struct GemvEntryPoints<__nv_bfloat16, __nv_bfloat16, float> {
-  static constexpr const char *prefix_name = "cublasTSTgemv";
-  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
-  static constexpr auto batched = &cublasTSTgemvBatched;
-  static constexpr auto batched_64 = &cublasTSTgemvBatched_64;
-  static constexpr auto strided = &cublasTSTgemvStridedBatched;
-  static constexpr auto strided_64 = &cublasTSTgemvStridedBatched_64;
-};
-template <>
-struct GemvEntryPoints<__nv_bfloat16, float, float> {
-  static constexpr const char *prefix_name = "cublasTSSgemv";
-  static constexpr std::nullptr_t single = nullptr, single_64 = nullptr;
-  static constexpr auto batched = &cublasTSSgemvBatched;
-  static constexpr auto batched_64 = &cublasTSSgemvBatched_64;
-  static constexpr auto strided = &cublasTSSgemvStridedBatched;
-  static constexpr auto strided_64 = &cublasTSSgemvStridedBatched_64;
-};
+#define XGEMV_GEMV_ENTRY_POINTS(TA, TY, S, P, SINGLE, SINGLE_64)          \
+  template <>                                                             \
+  struct GemvEntryPoints<TA, TY, S> {                                     \
+    static constexpr const char *prefix_name = "cublas" #P "gemv";        \
+    static constexpr auto single = SINGLE;                                \
+    static constexpr auto single_64 = SINGLE_64;                          \
+    static constexpr auto batched = &cublas##P##gemvBatched;              \
+    static constexpr auto batched_64 = &cublas##P##gemvBatched_64;        \
+    static constexpr auto strided = &cublas##P##gemvStridedBatched;       \
+    static constexpr auto strided_64 = &cublas##P##gemvStridedBatched_64; \
+  }
+XGEMV_GEMV_ENTRY_POINTS(float, float, float, S, &cublasSgemv_v2, &cublasSgemv_v2_64);
+XGEMV_GEMV_ENTRY_POINTS(double, double, double, D, &cublasDgemv_v2, &cublasDgemv_v2_64);
+XGEMV_GEMV_ENTRY_POINTS(__half, __half, float, HSH, nullptr, nullptr);
+XGEMV_GEMV_ENTRY_POINTS(__half, float, float, HSS, nullptr, nullptr);
+XGEMV_GEMV_ENTRY_POINTS(__nv_bfloat16, __nv_bfloat16, float, TST, nullptr, nullptr);
+XGEMV_GEMV_ENTRY_POINTS(__nv_bfloat16, float, float, TSS, nullptr, nullptr);
+#undef XGEMV_GEMV_ENTRY_POINTS
 
 // The exported name of a family's entry point ("cublasSgemv_v2", "cublasHSHgemvBatched_64").
 template <class TA, class TY, class S>
@@ -747,32 +711,17 @@ std::string provider_of_sgemv() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (!parse_mode(mode)) {
-    std::printf("usage: %s xgemv|cublas|forwarded\n", argv[0]);
-    return 2;
-  }
-  if (test_gpu_count() == 0) {
-    std::printf("SKIPPED: no CUDA device\n");
-    return TEST_SKIPPED;
-  }
+  if (const int stop = start(argc, argv)) return stop;
   const std::string provider = provider_of_sgemv();
   std::printf("cublasSgemv_v2 comes from %s\n", provider.c_str());
   const bool drop_in_loaded = provider.find("xgemv_cublas") != std::string::npos;
   if (drop_in_loaded != (expected_server != Expect::cublas)) {
-    std::printf("FAIL: cublasSgemv_v2 from %s in mode %s\n", provider.c_str(), mode.c_str());
+    std::printf("FAIL: cublasSgemv_v2 from %s in mode %s\n", provider.c_str(), argv[1]);
     return 1;
   }
-  if (real_cublas<void *>("cublasSgemv_v2") == nullptr) {
-    std::printf("FAIL: the real cuBLAS is not found by soname\n");
-    return 1;
-  }
-
+  if (!found_real(real_cublas<void *>("cublasSgemv_v2"), "cuBLAS")) return 1;
   cublasHandle_t handle = nullptr;
-  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
-    std::printf("FAIL: cublasCreate\n");
-    return 1;
-  }
+  if (!created(cublasCreate(&handle), "cublasCreate")) return 1;
   check_gemv_type<float, float, float>(handle);
   check_gemv_type<double, double, double>(handle);
   check_gemv_type<__half, __half, float>(handle);

@@ -556,12 +556,7 @@ TEST(GemmExRouting, SeveralVectorsAreServedUpToACountByOpAndType) {
 // --- cublasLtMatmul -------------------------------------------------------------------------
 
 LtLayout column_layout(cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld) {
-  LtLayout layout;
-  layout.type = type;
-  layout.rows = rows;
-  layout.cols = cols;
-  layout.ld = ld;
-  return layout;
+  return {type, CUBLASLT_ORDER_COL, rows, cols, ld};
 }
 
 // PyTorch's Linear with bias on `batch` rows (addmm's cuBLASLt path): D (out x batch) =

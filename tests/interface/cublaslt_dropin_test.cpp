@@ -25,11 +25,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "dropin_test.hpp"
 #include "interface_test_support.h"
+#include "support/element_types.hpp"
 
 namespace {
 
@@ -37,10 +37,7 @@ using namespace dropin_test;
 
 template <class T>
 constexpr cudaDataType data_type_of() {
-  if constexpr (std::is_same_v<T, float>) return CUDA_R_32F;
-  else if constexpr (std::is_same_v<T, double>) return CUDA_R_64F;
-  else if constexpr (std::is_same_v<T, __half>) return CUDA_R_16F;
-  else return CUDA_R_16BF;
+  return xgemv_test::per_element_type<T>(CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF);
 }
 
 void check_lt(cublasStatus_t status, const std::string &what) {
@@ -295,23 +292,10 @@ void check_matmuls(cublasLtHandle_t handle) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (!parse_mode(argc > 1 ? argv[1] : "")) {
-    std::printf("usage: %s xgemv|cublas|forwarded\n", argv[0]);
-    return 2;
-  }
-  if (test_gpu_count() == 0) {
-    std::printf("SKIPPED: no CUDA device\n");
-    return TEST_SKIPPED;
-  }
-  if (real_cublas_lt<void *>("cublasLtMatmul") == nullptr) {
-    std::printf("FAIL: the real cuBLASLt is not found by soname\n");
-    return 1;
-  }
+  if (const int stop = start(argc, argv)) return stop;
+  if (!found_real(real_cublas_lt<void *>("cublasLtMatmul"), "cuBLASLt")) return 1;
   cublasLtHandle_t handle = nullptr;
-  if (cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
-    std::printf("FAIL: cublasLtCreate\n");
-    return 1;
-  }
+  if (!created(cublasLtCreate(&handle), "cublasLtCreate")) return 1;
   check_matmuls(handle);
 
   // Destroying the cuBLASLt handle releases the xgemv handles behind it.

@@ -201,4 +201,30 @@ inline bool parse_mode(const std::string &mode) {
   return true;
 }
 
+// The start of a program: its mode from argv[1], and a GPU. The exit status to stop with (2 for
+// a usage error, TEST_SKIPPED without a CUDA device), or 0 to go on.
+inline int start(int argc, char **argv) {
+  if (!parse_mode(argc > 1 ? argv[1] : "")) {
+    std::printf("usage: %s xgemv|cublas|forwarded\n", argv[0]);
+    return 2;
+  }
+  if (test_gpu_count() == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return TEST_SKIPPED;
+  }
+  return 0;
+}
+
+// Whether the real library's entry point was found by soname (past any drop-in); says so if not.
+inline bool found_real(const void *entry, const char *library) {
+  if (entry == nullptr) std::printf("FAIL: the real %s is not found by soname\n", library);
+  return entry != nullptr;
+}
+
+// Whether a handle was created; says which call failed if not.
+inline bool created(cublasStatus_t status, const char *create) {
+  if (status != CUBLAS_STATUS_SUCCESS) std::printf("FAIL: %s\n", create);
+  return status == CUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace dropin_test
