@@ -64,11 +64,7 @@ program fortran_module_test
     error stop 2
   end select
 
-  if (failures /= 0) then
-    print '(a, i0, a)', 'FAILED: ', failures, ' failure(s)'
-    error stop 1
-  end if
-  print '(a)', 'PASSED: 0 failure(s)'
+  call report_and_stop(failures)
 
 contains
 

@@ -1,7 +1,8 @@
 ! Error exits of SGEMV and DGEMV through a program-supplied XERBLA, checked the way the reference
 ! BLAS test programs (sblat2.f / dblat2.f) check them: each exit's routine name and argument
 ! position, first failure wins, y untouched, valid calls report nothing. Links libxgemv_blas.so
-! only; runs without a GPU (argument errors are found before anything is routed).
+! and the test support (its verdict line) only; runs without a GPU (argument errors are found
+! before anything is routed).
 module error_record
   implicit none
   character(len=6) :: last_name = ''
@@ -21,6 +22,7 @@ end subroutine xerbla
 
 program fortran_xerbla_test
   use error_record
+  use interface_test_support, only: report_and_stop
   implicit none
   integer :: failures = 0
 
@@ -43,11 +45,7 @@ program fortran_xerbla_test
   call check('T', 5, 3, 5, 1, 1, 0)
   call check('n', 0, 0, 1, -1, -1, 0)
 
-  if (failures /= 0) then
-    print '(a, i0, a)', 'FAILED: ', failures, ' failure(s)'
-    error stop 1
-  end if
-  print '(a)', 'PASSED: 0 failure(s)'
+  call report_and_stop(failures)
 
 contains
 

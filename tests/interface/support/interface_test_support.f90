@@ -3,7 +3,7 @@ module interface_test_support
   use, intrinsic :: iso_c_binding, only: c_int, c_char, c_null_char
   implicit none
   private
-  public :: test_gpu_count, test_capture_begin, captured_output_contains
+  public :: test_gpu_count, test_capture_begin, captured_output_contains, report_and_stop
 
   integer(c_int), parameter, public :: TEST_STDOUT = 1, TEST_STDERR = 2
 
@@ -31,5 +31,15 @@ contains
     character(len=*), intent(in) :: needle
     captured_output_contains = c_capture_end_contains(needle // c_null_char) /= 0
   end function
+
+  ! The program's verdict line; after any failure, error stop 1.
+  subroutine report_and_stop(failures)
+    integer, intent(in) :: failures
+    if (failures /= 0) then
+      print '(a, i0, a)', 'FAILED: ', failures, ' failure(s)'
+      error stop 1
+    end if
+    print '(a)', 'PASSED: 0 failure(s)'
+  end subroutine
 
 end module interface_test_support
