@@ -95,18 +95,12 @@ TYPED_TEST(SecondDevice, SplitCallsOfOneRankComputeTheReferenceResults) {
   const int device = device_count() - 1;
   const Ranks ranks({device});
   size_t index = 0;
-  for (const xgemv_split split : {XGEMV_SPLIT_OUTPUTS, XGEMV_SPLIT_REDUCTION})
-    for (const xgemv_result result : {XGEMV_RESULT_ALL, XGEMV_RESULT_OWN_BLOCK})
-      for (const char trans : {'N', 'T'}) {
-        SplitCase c;
-        c.split = split;
-        c.result = result;
-        c.trans = trans;
-        c.m = 1031;
-        c.n = 67;
-        c.pointer_mode = index % 2 ? XGEMV_POINTER_MODE_DEVICE : XGEMV_POINTER_MODE_HOST;
-        run_split_case<TypeParam>(c, ranks, case_seed("SecondDeviceSplit", index++));
-      }
+  for_each_layout([&](SplitCase c) {
+    c.m = 1031;
+    c.n = 67;
+    c.pointer_mode = index % 2 ? XGEMV_POINTER_MODE_DEVICE : XGEMV_POINTER_MODE_HOST;
+    run_split_case<TypeParam>(c, ranks, case_seed("SecondDeviceSplit", index++));
+  });
 }
 
 TEST(WrongDevice, SplitCallOnAnotherDeviceIsRefused) {

@@ -83,27 +83,21 @@ void every_layout(const Ranks &ranks) {
       {ScalarChoice::zero, ScalarChoice::random, XGEMV_POINTER_MODE_DEVICE},
   };
   std::vector<SplitCase> cases;
-  for (const xgemv_split split : {kOutputs, kReduction})
-    for (const xgemv_result result : {kAll, kOwn})
-      for (const char trans : {'N', 'T'}) {
-        SplitCase c;
-        c.split = split;
-        c.result = result;
-        c.trans = trans;
-        c.m = trans == 'N' ? 301 : 173;
-        c.n = trans == 'N' ? 173 : 301;
-        c.lda_padding = 2;
-        c.incx = -1;
-        c.incy = split == kOutputs && result == kOwn ? 2 : 1;
-        for (const std::vector<int64_t> &starts : split_choices(c.axis(), ranks.count()))
-          for (const Scalars &s : scalar_choices) {
-            c.starts = starts;
-            c.alpha = s.alpha;
-            c.beta = s.beta;
-            c.pointer_mode = s.mode;
-            cases.push_back(c);
-          }
+  for_each_layout([&](SplitCase c) {
+    c.m = c.trans == 'N' ? 301 : 173;
+    c.n = c.trans == 'N' ? 173 : 301;
+    c.lda_padding = 2;
+    c.incx = -1;
+    c.incy = c.split == kOutputs && c.result == kOwn ? 2 : 1;
+    for (const std::vector<int64_t> &starts : split_choices(c.axis(), ranks.count()))
+      for (const Scalars &s : scalar_choices) {
+        c.starts = starts;
+        c.alpha = s.alpha;
+        c.beta = s.beta;
+        c.pointer_mode = s.mode;
+        cases.push_back(c);
       }
+  });
   for (size_t i = 0; i < cases.size(); ++i)
     run_split_case<T>(cases[i], ranks,
                       case_seed(std::to_string(ranks.count()) + " ranks " + Element<T>::name, i));

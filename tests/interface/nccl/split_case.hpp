@@ -138,6 +138,16 @@ struct SplitCase {
   }
 };
 
+// Calls f(c) with a case of each layout (outputs or reduction split, whole y or own blocks) and
+// op (N, T), in that order: split, result and trans set, the rest at their defaults.
+template <class F>
+void for_each_layout(F &&f) {
+  for (const xgemv_split split : {XGEMV_SPLIT_OUTPUTS, XGEMV_SPLIT_REDUCTION})
+    for (const xgemv_result result : {XGEMV_RESULT_ALL, XGEMV_RESULT_OWN_BLOCK})
+      for (const char trans : {'N', 'T'})
+        f(SplitCase{.split = split, .result = result, .trans = trans});
+}
+
 inline std::string describe(const SplitCase &c, int ranks) {
   static constexpr const char *kScalarNames[] = {"0", "1", "-1.5", "random", "-1", "0.5"};
   std::ostringstream text;
