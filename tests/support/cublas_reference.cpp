@@ -1,44 +1,23 @@
 #include "cublas_reference.hpp"
 
-#include <climits>
-#include <stdexcept>
 #include <type_traits>
 
 #include "library_path.hpp"
+#include "reference_arguments.hpp"
 
 namespace xgemv_test {
 namespace {
 
 cublasOperation_t cublas_op(char trans) {
-  switch (trans) {
-    case 'N':
-    case 'n': return CUBLAS_OP_N;
-    case 'T':
-    case 't': return CUBLAS_OP_T;
-    case 'C':
-    case 'c': return CUBLAS_OP_C;
-  }
-  throw std::invalid_argument(std::string("cuBLAS reference: trans '") + trans + "'");
+  return reference_op(trans, CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C, "cuBLAS");
 }
 
-int to_int(int64_t value) {
-  if (value < INT_MIN || value > INT_MAX)
-    throw std::out_of_range("cuBLAS reference: argument does not fit cuBLAS's int");
-  return static_cast<int>(value);
-}
+int to_int(int64_t value) { return reference_int<int>(value, "cuBLAS"); }
 
 // The cudaDataType of T and the pedantic compute type of its accumulation.
 template <class T>
 constexpr cudaDataType_t data_type() {
-  if constexpr (std::is_same_v<T, float>) {
-    return CUDA_R_32F;
-  } else if constexpr (std::is_same_v<T, double>) {
-    return CUDA_R_64F;
-  } else if constexpr (std::is_same_v<T, __half>) {
-    return CUDA_R_16F;
-  } else {
-    return CUDA_R_16BF;
-  }
+  return per_element_type<T>(CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF);
 }
 template <class T>
 constexpr cublasComputeType_t pedantic_compute_type() {

@@ -2,32 +2,19 @@
 
 #include <cblas.h>
 
-#include <climits>
-#include <stdexcept>
 #include <type_traits>
 
 #include "library_path.hpp"
+#include "reference_arguments.hpp"
 
 namespace xgemv_test {
 namespace {
 
 CBLAS_TRANSPOSE cblas_trans(char trans) {
-  switch (trans) {
-    case 'N':
-    case 'n': return CblasNoTrans;
-    case 'T':
-    case 't': return CblasTrans;
-    case 'C':
-    case 'c': return CblasConjTrans;
-  }
-  throw std::invalid_argument(std::string("openblas reference: trans '") + trans + "'");
+  return reference_op(trans, CblasNoTrans, CblasTrans, CblasConjTrans, "OpenBLAS");
 }
 
-blasint to_blasint(int64_t value) {
-  if (value < INT_MIN || value > INT_MAX)
-    throw std::out_of_range("openblas reference: argument does not fit OpenBLAS's integer");
-  return static_cast<blasint>(value);
-}
+blasint to_blasint(int64_t value) { return reference_int<blasint>(value, "OpenBLAS"); }
 
 template <class S, class T>
 std::vector<S> upcast(const T *data, int64_t count) {
