@@ -21,17 +21,20 @@ namespace {
 
 int64_t long_reduction() { return by_profile<int64_t>(14336, 2048); }
 
-// A bias of `outputs` elements of Y, each of magnitude 0.25 to 1, so that a bias left out, added
-// twice or at another output shows beyond the rounding bound.
+// A bias of `outputs` elements of Y and its copy on the device, each element of magnitude 0.25
+// to 1, so that a bias left out, added twice or at another output shows beyond the rounding bound.
 template <class Y>
-std::vector<Y> random_bias(int64_t outputs, RandomSource &random) {
-  std::vector<Y> bias(size_t(outputs), Y{});
-  for (Y &value : bias) {
-    const double magnitude = random.uniform(0.25, 1.0);
-    value = from_double<Y>(random.integer(0, 1) ? magnitude : -magnitude);
+struct RandomBias {
+  RandomBias(int64_t outputs, RandomSource &random) : host(size_t(outputs)), device(host.size()) {
+    for (Y &value : host) {
+      const double magnitude = random.uniform(0.25, 1.0);
+      value = from_double<Y>(random.integer(0, 1) ? magnitude : -magnitude);
+    }
+    device.upload(host);
   }
-  return bias;
-}
+  std::vector<Y> host;
+  GuardedDeviceBuffer<Y> device;
+};
 
 // The case's Y with NaN in its elements when beta = 0 (which must not read them).
 template <class A, class Y>
@@ -125,26 +128,23 @@ TEST_F(QgemvBias, IsTheNrhsResultPlusTheBias) {
         const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p,
                                                  QuantDeviceProblem<A, Y> &device,
                                                  RandomSource &random) {
-          const std::vector<Y> bias = random_bias<Y>(c.outputs, random);
-          GuardedDeviceBuffer<Y> bias_device(bias.size());
-          bias_device.upload(bias);
+          const RandomBias<Y> bias(c.outputs, random);
           const std::vector<Y> y = y_as_given(p);
 
           const std::vector<Y> without = device.run(h, p.x, y, c.nrhs, false, c.pointer_mode);
           const std::vector<Y> got =
-              device.run_bias(h, p.x, y, c.nrhs, c.pointer_mode, bias_device.data());
+              device.run_bias(h, p.x, y, c.nrhs, c.pointer_mode, bias.device.data());
           EXPECT_NE(xgemv_get_last_kernel_variant(h), nullptr);
-          EXPECT_TRUE(is_nrhs_result_plus_bias(p, got, without, bias, magnitudes(p)));
+          EXPECT_TRUE(is_nrhs_result_plus_bias(p, got, without, bias.host, magnitudes(p)));
           EXPECT_TRUE(bitwise_equal("Y outside its elements", got, y, &p.is_logical_y));
           EXPECT_TRUE(bitwise_equal("Y with a NULL bias against the nrhs call",
                                     device.run_bias(h, p.x, y, c.nrhs, c.pointer_mode, nullptr),
                                     without));
-          EXPECT_TRUE(bitwise_equal("Y of the same call repeated",
-                                    device.run_bias(h, p.x, y, c.nrhs, c.pointer_mode,
-                                                    bias_device.data()),
-                                    got));
-          EXPECT_TRUE(bitwise_equal("bias", bias_device.download(), bias));
-          EXPECT_TRUE(bias_device.guards_intact("bias"));
+          EXPECT_TRUE(bitwise_equal(
+              "Y of the same call repeated",
+              device.run_bias(h, p.x, y, c.nrhs, c.pointer_mode, bias.device.data()), got));
+          EXPECT_TRUE(bitwise_equal("bias", bias.device.download(), bias.host));
+          EXPECT_TRUE(bias.device.guards_intact("bias"));
           EXPECT_TRUE(device.y().guards_intact("Y"));
         };
         with_device_problem(c, seed(index++), check);
@@ -177,21 +177,19 @@ TEST_F(QgemvBias, AlphaZeroGivesBetaYPlusBias) {
               // The weight's storage unreadable (NaN bytes): alpha = 0 must not read it.
               const std::vector<uint8_t> unreadable(p.storage.size(), kGuardByte);
               device.storage().upload(unreadable);
-              const std::vector<Y> bias = random_bias<Y>(c.outputs, random);
-              GuardedDeviceBuffer<Y> bias_device(bias.size());
-              bias_device.upload(bias);
+              const RandomBias<Y> bias(c.outputs, random);
               std::vector<A> x = p.x;
               for (int64_t column = 0; column < c.nrhs; ++column)
                 for (int64_t k = 0; k < c.inputs; ++k) x[p.x_index(column, k)] = quiet_nan<A>();
               const std::vector<Y> y = y_as_given(p);
-              const std::vector<Y> got = device.run_bias(h, x, y, c.nrhs, mode, bias_device.data());
+              const std::vector<Y> got = device.run_bias(h, x, y, c.nrhs, mode, bias.device.data());
               EXPECT_NE(xgemv_get_last_kernel_variant(h), nullptr) << "no quick return";
               for (int64_t column = 0; column < c.nrhs; ++column)
                 for (int64_t o = 0; o < c.outputs; ++o) {
                   const size_t i = p.y_index(column, o);
                   const float scaled =
                       p.beta == 0 ? 0.0f : p.beta * static_cast<float>(to_double(p.y[i]));
-                  const float sum = scaled + static_cast<float>(to_double(bias[size_t(o)]));
+                  const float sum = scaled + static_cast<float>(to_double(bias.host[size_t(o)]));
                   EXPECT_TRUE(same_bits(got[i], from_double<Y>(sum)))
                       << "column " << column << " y[" << o << "] = " << to_double(got[i])
                       << ", beta * y + bias = " << sum;
@@ -221,13 +219,11 @@ TEST_F(QgemvBias, ColumnsDoNotDependOnNrhs) {
       const auto check = [&]<class A, class Y>(QuantProblem<A, Y> &p,
                                                QuantDeviceProblem<A, Y> &device,
                                                RandomSource &random) {
-        const std::vector<Y> bias = random_bias<Y>(c.outputs, random);
-        GuardedDeviceBuffer<Y> bias_device(bias.size());
-        bias_device.upload(bias);
+        const RandomBias<Y> bias(c.outputs, random);
         const std::vector<Y> wide =
-            device.run_bias(h, p.x, p.y, kWide, XGEMV_POINTER_MODE_HOST, bias_device.data());
+            device.run_bias(h, p.x, p.y, kWide, XGEMV_POINTER_MODE_HOST, bias.device.data());
         const std::vector<Y> narrow =
-            device.run_bias(h, p.x, p.y, kNarrow, XGEMV_POINTER_MODE_HOST, bias_device.data());
+            device.run_bias(h, p.x, p.y, kNarrow, XGEMV_POINTER_MODE_HOST, bias.device.data());
         std::vector<bool> outside_narrow(p.y.size(), true), outside_past_narrow(p.y.size(), true);
         for (int64_t column = 0; column < kWide; ++column)
           for (int64_t o = 0; o < c.outputs; ++o)
