@@ -168,8 +168,14 @@ class ApiWithHandle : public GpuHandlesTest {
   using S = ScalarOf<T>;
   static xgemv_handle handle() { return gpu().xgemv(); }
 
-  // Nothing may have been launched that touched a poisoned pointer.
-  static void expect_device_healthy() {
+  // A quick return: success, and nothing launched.
+  static void expect_quick_return(xgemv_status status) {
+    EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
+    EXPECT_EQ(xgemv_get_last_kernel_variant(handle()), nullptr);
+  }
+
+  // After every test: nothing may have been launched that touched a poisoned pointer.
+  void TearDown() override {
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   }
@@ -212,8 +218,17 @@ TYPED_TEST(ApiWithHandle, ArgumentErrorsTouchNothing) {
                                 static_cast<xgemv_datatype>(3)),
               XGEMV_STATUS_INVALID_VALUE);
   }
-  this->expect_device_healthy();
 }
+
+// A call that must return at once, for every entry point that takes it.
+struct QuickReturn {
+  const char *what;
+  char trans;
+  int64_t m, n, batch_count, nrhs;
+  double alpha = 1.5, beta = 0.5;
+
+  GemvShape shape() const { return {trans, m, n, std::max<int64_t>(1, m), 1, 1}; }
+};
 
 // Quick returns with poisoned or NULL data pointers: SUCCESS, nothing read or written, nothing
 // launched. The ones the shape alone decides (m, n, batch_count or nrhs = 0) need no scalars
@@ -221,21 +236,15 @@ TYPED_TEST(ApiWithHandle, ArgumentErrorsTouchNothing) {
 TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
   using T = TypeParam;
   using S = typename TestFixture::S;
-  struct QuickReturn {
-    const char *what;
-    char trans;
-    int64_t m, n, batch_count, nrhs;
-    double alpha, beta;
-  };
   constexpr QuickReturn kQuickReturns[] = {
-      {"m = 0, op N", 'N', 0, 5, 1, 1, 1.5, 0.5},
-      {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1, 1.5, 0.5},
-      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1, 1.5, 0.5},
-      {"n = 0, op T", 'T', 5, 0, 1, 1, 1.5, 0.5},
-      {"m = 0 with nrhs = 3", 'N', 0, 5, 1, 3, 1.5, 0.5},
-      {"batch_count = 0", 'N', 5, 5, 0, 1, 1.5, 0.5},
-      {"nrhs = 0, op N", 'N', 5, 5, 1, 0, 1.5, 0.5},
-      {"nrhs = 0, op T", 'T', 5, 5, 1, 0, 1.5, 0.5},
+      {"m = 0, op N", 'N', 0, 5, 1, 1},
+      {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1},
+      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1},
+      {"n = 0, op T", 'T', 5, 0, 1, 1},
+      {"m = 0 with nrhs = 3", 'N', 0, 5, 1, 3},
+      {"batch_count = 0", 'N', 5, 5, 0, 1},
+      {"nrhs = 0, op N", 'N', 5, 5, 1, 0},
+      {"nrhs = 0, op T", 'T', 5, 5, 1, 0},
       {"alpha = 0, beta = 1", 'T', 5, 5, 1, 1, 0, 1},
       {"alpha = 0, beta = 1 with nrhs = 17", 'N', 5, 5, 1, 17, 0, 1},
   };
@@ -247,7 +256,7 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
     const GemvOperands<T> null_data{&alpha, nullptr, nullptr, &beta, nullptr};
     const GemvOperands<T> null_everything{};
     const bool decided_by_shape = q.m == 0 || q.n == 0 || q.batch_count == 0 || q.nrhs == 0;
-    const GemvShape shape{q.trans, q.m, q.n, std::max<int64_t>(1, q.m), 1, 1};
+    const GemvShape shape = q.shape();
     for (const EntryPoint entry : kEntryPoints) {
       const bool takes_nrhs = entry == EntryPoint::several_rhs || entry == EntryPoint::bias;
       if (entry != EntryPoint::strided_batched && q.batch_count != 1) continue;
@@ -258,14 +267,11 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
                      (operands.a              ? ", poisoned pointers"
                       : operands.alpha != nullptr ? ", NULL data pointers"
                                                   : ", NULL data and scalar pointers"));
-        EXPECT_EQ(call_entry_point<T>(this->handle(), entry, shape, q.batch_count, q.nrhs,
-                                      operands),
-                  XGEMV_STATUS_SUCCESS);
-        EXPECT_EQ(xgemv_get_last_kernel_variant(this->handle()), nullptr);
+        this->expect_quick_return(
+            call_entry_point<T>(this->handle(), entry, shape, q.batch_count, q.nrhs, operands));
       }
     }
   }
-  this->expect_device_healthy();
 }
 
 // The bias call's quick returns, a poisoned bias included: only no output (no rows of Y, or
@@ -273,32 +279,27 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
 TYPED_TEST(ApiWithHandle, BiasQuickReturnsTouchNothing) {
   using T = TypeParam;
   using S = typename TestFixture::S;
-  struct QuickReturn {
-    const char *what;
-    char trans;
-    int64_t m, n, nrhs;
-  };
   constexpr QuickReturn kQuickReturns[] = {
-      {"m = 0, op N (no rows of Y)", 'N', 0, 5, 1}, {"n = 0, op T (no rows of Y)", 'T', 5, 0, 3},
-      {"m = n = 0", 'T', 0, 0, 17},                {"nrhs = 0, op N", 'N', 5, 5, 0},
-      {"nrhs = 0, op T", 'T', 5, 5, 0},
+      {"m = 0, op N (no rows of Y)", 'N', 0, 5, 1, 1},
+      {"n = 0, op T (no rows of Y)", 'T', 5, 0, 1, 3},
+      {"m = n = 0", 'T', 0, 0, 1, 17},
+      {"nrhs = 0, op N", 'N', 5, 5, 1, 0},
+      {"nrhs = 0, op T", 'T', 5, 5, 1, 0},
   };
   ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
-  const S alpha = S(1.5), beta = S(0.5);
-  const GemvOperands<T> poisoned_data{&alpha, poisoned<const T>(), poisoned<const T>(), &beta,
-                                      poisoned<T>()};
   for (const QuickReturn &q : kQuickReturns) {
-    const GemvShape shape{q.trans, q.m, q.n, std::max<int64_t>(1, q.m), 1, 1};
+    const S alpha = static_cast<S>(q.alpha), beta = static_cast<S>(q.beta);
+    const GemvOperands<T> poisoned_data{&alpha, poisoned<const T>(), poisoned<const T>(), &beta,
+                                        poisoned<T>()};
+    const GemvShape shape = q.shape();
     const RhsLayout rhs{q.nrhs, std::max<int64_t>(1, shape.x_length()),
                         std::max<int64_t>(1, shape.y_length())};
     for (const GemvOperands<T> &operands : {poisoned_data, GemvOperands<T>{}}) {
       SCOPED_TRACE(std::string(q.what) + (operands.a ? ", poisoned pointers" : ", NULL pointers"));
-      EXPECT_EQ(call_gemv_bias<T>(this->handle(), shape, rhs, operands, poisoned<const T>()),
-                XGEMV_STATUS_SUCCESS);
-      EXPECT_EQ(xgemv_get_last_kernel_variant(this->handle()), nullptr);
+      this->expect_quick_return(
+          call_gemv_bias<T>(this->handle(), shape, rhs, operands, poisoned<const T>()));
     }
   }
-  this->expect_device_healthy();
 }
 
 // Each operand NULL in turn, with the others real, in both pointer modes: NULL_POINTER and y
@@ -348,7 +349,6 @@ TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
                 XGEMV_STATUS_NULL_POINTER);
     }
   }
-  this->expect_device_healthy();
   EXPECT_TRUE(bitwise_equal("y", y.download(), y_initial));
   EXPECT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
 }
