@@ -35,6 +35,11 @@ def _random(*shape, dtype, seed):
     return torch.randn(*shape, device="cuda", generator=generator).to(dtype)
 
 
+def _bf16_linear(inputs, outputs):
+    """PyTorch's Linear of bf16 weights on the GPU, randomly initialised."""
+    return torch.nn.Linear(inputs, outputs, device="cuda", dtype=torch.bfloat16)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("rows", [1, 2, 5, 16])
 @pytest.mark.parametrize("with_bias", [False, True])
@@ -200,10 +205,8 @@ def test_checkpoint_layers_replace_a_models_linears(kind):
 
 
 def test_quantized_state_dict_round_trip():
-    layer = torch.nn.Linear(256, 64, device="cuda", dtype=torch.bfloat16)
-    module = xgemv.nn.QuantizedLinear.from_linear(layer, "int4-g64-zp")
-    other = xgemv.nn.QuantizedLinear.from_linear(
-        torch.nn.Linear(256, 64, device="cuda", dtype=torch.bfloat16), "int4-g64-zp")
+    module = xgemv.nn.QuantizedLinear.from_linear(_bf16_linear(256, 64), "int4-g64-zp")
+    other = xgemv.nn.QuantizedLinear.from_linear(_bf16_linear(256, 64), "int4-g64-zp")
     other.load_state_dict(module.state_dict())
     x = _random(2, 256, dtype=torch.bfloat16, seed=22)
     assert torch.equal(other(x), module(x))
@@ -233,10 +236,8 @@ def _capture_and_replay(step, x):
 
 @torch.inference_mode()
 def test_cuda_graph_capture_replays_every_op():
-    dense = xgemv.nn.Linear.from_linear(torch.nn.Linear(512, 256, device="cuda",
-                                                        dtype=torch.bfloat16))
-    quant = xgemv.nn.QuantizedLinear.from_linear(
-        torch.nn.Linear(256, 512, device="cuda", dtype=torch.bfloat16), "int4-g128")
+    dense = xgemv.nn.Linear.from_linear(_bf16_linear(512, 256))
+    quant = xgemv.nn.QuantizedLinear.from_linear(_bf16_linear(256, 512), "int4-g128")
     A = _random(512, 64, dtype=torch.bfloat16, seed=23)
 
     def step(x):
@@ -251,8 +252,7 @@ def test_a_threads_first_call_may_be_captured():
     """Handles are per thread: a thread whose first call is inside torch.cuda.graph makes its
     handle there (xgemv_create allows it), and the replay gives the eager bits (a long
     reduction over few outputs, which xgemv splits across blocks)."""
-    dense = xgemv.nn.Linear.from_linear(torch.nn.Linear(4096, 16, device="cuda",
-                                                        dtype=torch.bfloat16))
+    dense = xgemv.nn.Linear.from_linear(_bf16_linear(4096, 16))
     x = _random(1, 4096, dtype=torch.bfloat16, seed=26)
     with torch.inference_mode():
         expected = dense(x)
@@ -278,10 +278,8 @@ def test_a_threads_first_call_may_be_captured():
 
 @torch.inference_mode()
 def test_torch_compile_fullgraph_runs_the_ops():
-    dense = xgemv.nn.Linear.from_linear(torch.nn.Linear(512, 256, device="cuda",
-                                                        dtype=torch.bfloat16))
-    quant = xgemv.nn.QuantizedLinear.from_linear(
-        torch.nn.Linear(256, 128, device="cuda", dtype=torch.bfloat16), "int8")
+    dense = xgemv.nn.Linear.from_linear(_bf16_linear(512, 256))
+    quant = xgemv.nn.QuantizedLinear.from_linear(_bf16_linear(256, 128), "int8")
 
     def step(x):
         return quant(F.silu(dense(x)))
@@ -293,7 +291,7 @@ def test_torch_compile_fullgraph_runs_the_ops():
 
 @pytest.mark.parametrize("make", ["linear", "qlinear"])
 def test_rows_have_the_same_bits_whatever_the_batch(make):
-    layer = torch.nn.Linear(2048, 512, device="cuda", dtype=torch.bfloat16)
+    layer = _bf16_linear(2048, 512)
     module = (xgemv.nn.Linear.from_linear(layer) if make == "linear"
               else xgemv.nn.QuantizedLinear.from_linear(layer, "int4-g128"))
     x = _random(16, 2048, dtype=torch.bfloat16, seed=26)
