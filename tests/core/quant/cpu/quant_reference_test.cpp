@@ -132,12 +132,22 @@ PlainWeight zero_weight(const xgemv_qweight_info &info) {
   return w;
 }
 
+// Packs w: byte i of the codes must be want(i), and unpacking must give the codes back.
+template <class Want>
+void expect_packed_codes(const PlainWeight &w, const xgemv_qweight_info &info, Want &&want) {
+  const xgemv_qweight_layout layout = layout_of(info);
+  const std::vector<uint8_t> storage = pack_storage(w, layout);
+  const uint8_t *codes = storage.data() + layout.codes_offset;
+  for (size_t i = 0; i < layout.codes_bytes; ++i)
+    ASSERT_EQ(codes[i], want(i)) << "codes byte " << i;
+  EXPECT_EQ(unpack_storage(storage, info, layout).codes, w.codes);
+}
+
 // Positions worked out from the header's text. INT4, 32 x 128, g64: tile t = o / 16, row r,
 // g = r % 8 (o0 for r < 8, o1 above); k-block b = k / 64; within it k' = 16 s + 4 c + e; slot
 // l = 4 g + c; nibble j of word u_s from (o0|o1, e) = (o0 e0, o1 e0, o0 e2, o1 e2, o0 e1, ...).
 TEST(PackedLayout, FourBitCodesWhereTheHeaderPutsThem) {
   const xgemv_qweight_info info = {XGEMV_QFORMAT_INT4, XGEMV_R_16F, XGEMV_R_16F, 32, 128, 64, 0, 0};
-  const xgemv_qweight_layout layout = layout_of(info);
   PlainWeight w = zero_weight(info);
   // Output 9 (t 0, g 1, o1), input 70 (b 1, k' 6: s 0, c 1, e 2): slot 5, word u_0, nibble 3
   // (o1 e2) = the high nibble of byte 1: (0 * 2 + 1) * 512 + 5 * 16 + 0 * 4 + 1 = 593.
@@ -148,20 +158,14 @@ TEST(PackedLayout, FourBitCodesWhereTheHeaderPutsThem) {
   // Output 30 (t 1, g 6, o1), input 1 (b 0, s 0, c 0, e 1): slot 24, word u_0, nibble 5
   // (o1 e1) = the high nibble of byte 2: (1 * 2 + 0) * 512 + 24 * 16 + 2 = 1410.
   w.codes[30 * 128 + 1] = 0x0;
-  const std::vector<uint8_t> storage = pack_storage(w, layout);
-  const uint8_t *codes = storage.data() + layout.codes_offset;
-  for (size_t i = 0; i < layout.codes_bytes; ++i) {
-    const uint8_t want = i == 593 ? 0x38 : i == 63 ? 0x8F : i == 1410 ? 0x08 : 0x88;
-    ASSERT_EQ(codes[i], want) << "codes byte " << i;
-  }
-  const PlainWeight read = unpack_storage(storage, info, layout);
-  EXPECT_EQ(read.codes, w.codes);
+  expect_packed_codes(w, info, [](size_t i) -> uint8_t {
+    return i == 593 ? 0x38 : i == 63 ? 0x8F : i == 1410 ? 0x08 : 0x88;
+  });
 }
 
 // INT8, 16 x 64 (two k-blocks of 32): words u_2s (o0) and u_2s+1 (o1), byte e.
 TEST(PackedLayout, EightBitCodesWhereTheHeaderPutsThem) {
   const xgemv_qweight_info info = {XGEMV_QFORMAT_INT8, XGEMV_R_16F, XGEMV_R_16F, 16, 64, 0, 0, 0};
-  const xgemv_qweight_layout layout = layout_of(info);
   PlainWeight w = zero_weight(info);
   // Output 12 (g 4, o1), input 45 (b 1, k' 13: s 0, c 3, e 1): slot 19, word u_1, byte 1:
   // 512 + 19 * 16 + 1 * 4 + 1 = 821.
@@ -169,11 +173,8 @@ TEST(PackedLayout, EightBitCodesWhereTheHeaderPutsThem) {
   // Output 3 (g 3, o0), input 17 (b 0, k' 17: s 1, c 0, e 1): slot 12, word u_2, byte 1:
   // 12 * 16 + 2 * 4 + 1 = 201.
   w.codes[3 * 64 + 17] = 0x81;
-  const std::vector<uint8_t> storage = pack_storage(w, layout);
-  const uint8_t *codes = storage.data() + layout.codes_offset;
-  for (size_t i = 0; i < layout.codes_bytes; ++i)
-    ASSERT_EQ(codes[i], i == 821 ? 0x7F : i == 201 ? 0x81 : 0x00) << "codes byte " << i;
-  EXPECT_EQ(unpack_storage(storage, info, layout).codes, w.codes);
+  expect_packed_codes(w, info,
+                      [](size_t i) -> uint8_t { return i == 821 ? 0x7F : i == 201 ? 0x81 : 0x00; });
 }
 
 // INT4 g32 with zero points, 20 x 64, bf16 scales: T 2, G 2. Scale (t * G + j) * 16 + r, zero
