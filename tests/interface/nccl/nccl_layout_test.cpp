@@ -3,7 +3,9 @@
 // its y holds, and which starts arrays are refused.
 #include <algorithm>
 #include <cstdint>
+#include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -26,6 +28,25 @@ SplitLayout layout_or_fail(xgemv_split split, xgemv_result result,
   return layout;
 }
 
+// What a rank's layout says of its A and its y: the problem's outputs, the shape of the rank's
+// A, the outputs its y keeps, and whether the ranks exchange y.
+struct RankView {
+  int64_t outputs, local_m, local_n, kept_begin, kept_length;
+  bool exchanges_y;
+};
+bool operator==(const RankView &a, const RankView &b) {
+  return std::tie(a.outputs, a.local_m, a.local_n, a.kept_begin, a.kept_length, a.exchanges_y) ==
+         std::tie(b.outputs, b.local_m, b.local_n, b.kept_begin, b.kept_length, b.exchanges_y);
+}
+std::ostream &operator<<(std::ostream &out, const RankView &v) {
+  return out << "outputs " << v.outputs << ", A " << v.local_m << " x " << v.local_n
+             << ", keeps y[" << v.kept_begin << ", +" << v.kept_length << ")"
+             << (v.exchanges_y ? ", exchanges y" : "");
+}
+RankView view_of(const SplitLayout &l) {
+  return {l.outputs, l.local_m, l.local_n, l.kept_begin, l.kept_length, l.exchanges_y()};
+}
+
 TEST(NcclLayout, RowsOfAAreCutByTheOutputsOfOpNAndTheReductionOfOpT) {
   EXPECT_TRUE(cuts_rows_of_a(kOutputs, 'N'));
   EXPECT_TRUE(cuts_rows_of_a(kOutputs, 'n'));
@@ -41,50 +62,28 @@ TEST(NcclLayout, OutputsSplitOfOpNGivesEachRankItsRowsOfA) {
   const std::vector<int64_t> starts = {0, 3, 3, 10};
   const SplitLayout r0 = layout_or_fail(kOutputs, kOwn, starts, 0, 'N', 10, 4);
   EXPECT_EQ(r0.ranks, 3);
-  EXPECT_EQ(r0.outputs, 10);
-  EXPECT_EQ(r0.local_m, 3);
-  EXPECT_EQ(r0.local_n, 4);
-  EXPECT_EQ(r0.kept_begin, 0);
-  EXPECT_EQ(r0.kept_length, 3);
-  EXPECT_FALSE(r0.exchanges_y());
+  EXPECT_EQ(view_of(r0), (RankView{10, 3, 4, 0, 3, false}));
   const SplitLayout r1 = layout_or_fail(kOutputs, kOwn, starts, 1, 'N', 10, 4);
-  EXPECT_EQ(r1.local_m, 0);
   EXPECT_TRUE(r1.local_block_empty());
-  EXPECT_EQ(r1.kept_begin, 3);
-  EXPECT_EQ(r1.kept_length, 0);
+  EXPECT_EQ(view_of(r1), (RankView{10, 0, 4, 3, 0, false}));
   const SplitLayout r2 = layout_or_fail(kOutputs, kAll, starts, 2, 'N', 10, 4);
   EXPECT_EQ(r2.block_begin, 3);
   EXPECT_EQ(r2.block_length, 7);
-  EXPECT_EQ(r2.local_m, 7);
-  EXPECT_EQ(r2.local_n, 4);
-  EXPECT_EQ(r2.kept_begin, 0);
-  EXPECT_EQ(r2.kept_length, 10);
-  EXPECT_TRUE(r2.exchanges_y());
+  EXPECT_EQ(view_of(r2), (RankView{10, 7, 4, 0, 10, true}));
 }
 
 TEST(NcclLayout, OutputsSplitOfOpTGivesEachRankItsColumnsOfA) {
-  const SplitLayout l = layout_or_fail(kOutputs, kOwn, {0, 2, 6}, 1, 'T', 5, 6);
-  EXPECT_EQ(l.outputs, 6);
-  EXPECT_EQ(l.local_m, 5);
-  EXPECT_EQ(l.local_n, 4);
-  EXPECT_EQ(l.kept_begin, 2);
-  EXPECT_EQ(l.kept_length, 4);
+  EXPECT_EQ(view_of(layout_or_fail(kOutputs, kOwn, {0, 2, 6}, 1, 'T', 5, 6)),
+            (RankView{6, 5, 4, 2, 4, false}));
 }
 
 TEST(NcclLayout, ReductionSplitGivesEachRankItsPartOfTheDotProducts) {
   // Op N: columns of A (x's elements); every rank's partial sums cover all m outputs.
-  const SplitLayout n = layout_or_fail(kReduction, kAll, {0, 4, 9}, 1, 'N', 6, 9);
-  EXPECT_EQ(n.outputs, 6);
-  EXPECT_EQ(n.local_m, 6);
-  EXPECT_EQ(n.local_n, 5);
-  EXPECT_EQ(n.kept_begin, 0);
-  EXPECT_EQ(n.kept_length, 6);
-  EXPECT_TRUE(n.exchanges_y());
+  EXPECT_EQ(view_of(layout_or_fail(kReduction, kAll, {0, 4, 9}, 1, 'N', 6, 9)),
+            (RankView{6, 6, 5, 0, 6, true}));
   // Op T: rows of A.
-  const SplitLayout t = layout_or_fail(kReduction, kAll, {0, 4, 9}, 0, 'T', 9, 6);
-  EXPECT_EQ(t.outputs, 6);
-  EXPECT_EQ(t.local_m, 4);
-  EXPECT_EQ(t.local_n, 6);
+  EXPECT_EQ(view_of(layout_or_fail(kReduction, kAll, {0, 4, 9}, 0, 'T', 9, 6)),
+            (RankView{6, 4, 6, 0, 6, true}));
 }
 
 TEST(NcclLayout, ReductionOwnBlocksAreCeilingSizedAndCoverTheOutputsOnce) {
