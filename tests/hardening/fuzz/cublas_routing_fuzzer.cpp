@@ -589,32 +589,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *bytes, std::size_t size) {
   using namespace xgemv_fuzz;
   FuzzedDataProvider data(bytes, size);
   const bool int64_api = data.ConsumeBool();  // the _64 entry points
-  switch (data.ConsumeIntegralInRange(0, 6)) {
-    case 0:
-      int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::single)
-                : fuzz_gemv_types<int>(data, GemvFamily::single);
-      break;
-    case 1:
-      int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::batched)
-                : fuzz_gemv_types<int>(data, GemvFamily::batched);
-      break;
-    case 2:
-      int64_api ? fuzz_gemv_types<int64_t>(data, GemvFamily::strided_batched)
-                : fuzz_gemv_types<int>(data, GemvFamily::strided_batched);
-      break;
-    case 3:
-      int64_api ? fuzz_gemm<int64_t>(data, GemmEntry::gemm_ex)
-                : fuzz_gemm<int>(data, GemmEntry::gemm_ex);
-      break;
-    case 4:
-      int64_api ? fuzz_gemm<int64_t>(data, GemmEntry::sgemm)
-                : fuzz_gemm<int>(data, GemmEntry::sgemm);
-      break;
-    case 5:
-      int64_api ? fuzz_gemm<int64_t>(data, GemmEntry::dgemm)
-                : fuzz_gemm<int>(data, GemmEntry::dgemm);
-      break;
-    default: fuzz_lt_matmul(data); break;
-  }
+  // In the order drawn: the three gemv families, GemmEx, Sgemm, Dgemm (each with int or int64_t
+  // arguments), cublasLtMatmul.
+  const int entry = data.ConsumeIntegralInRange(0, 6);
+  const auto fuzz_entry = [&](auto index) {
+    using Int = decltype(index);
+    constexpr GemvFamily kFamilies[] = {GemvFamily::single, GemvFamily::batched,
+                                        GemvFamily::strided_batched};
+    constexpr GemmEntry kGemms[] = {GemmEntry::gemm_ex, GemmEntry::sgemm, GemmEntry::dgemm};
+    if (entry < 3)
+      fuzz_gemv_types<Int>(data, kFamilies[entry]);
+    else
+      fuzz_gemm<Int>(data, kGemms[entry - 3]);
+  };
+  if (entry == 6)
+    fuzz_lt_matmul(data);
+  else if (int64_api)
+    fuzz_entry(int64_t{});
+  else
+    fuzz_entry(int{});
   return 0;
 }
