@@ -228,6 +228,23 @@ struct QuickReturn {
   double alpha = 1.5, beta = 0.5;
 
   GemvShape shape() const { return {trans, m, n, std::max<int64_t>(1, m), 1, 1}; }
+  // No output: no rows of y (m for op N, n otherwise), or no columns.
+  bool no_output() const { return shape().y_length() == 0 || nrhs == 0; }
+};
+
+constexpr QuickReturn kQuickReturns[] = {
+    {"m = 0, op N", 'N', 0, 5, 1, 1},
+    {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1},
+    {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1},
+    {"n = 0, op T", 'T', 5, 0, 1, 1},
+    {"m = 0 with nrhs = 3", 'N', 0, 5, 1, 3},
+    {"n = 0, op T with nrhs = 3", 'T', 5, 0, 1, 3},
+    {"m = n = 0 with nrhs = 17", 'T', 0, 0, 1, 17},
+    {"batch_count = 0", 'N', 5, 5, 0, 1},
+    {"nrhs = 0, op N", 'N', 5, 5, 1, 0},
+    {"nrhs = 0, op T", 'T', 5, 5, 1, 0},
+    {"alpha = 0, beta = 1", 'T', 5, 5, 1, 1, 0, 1},
+    {"alpha = 0, beta = 1 with nrhs = 17", 'N', 5, 5, 1, 17, 0, 1},
 };
 
 // Quick returns with poisoned or NULL data pointers: SUCCESS, nothing read or written, nothing
@@ -236,18 +253,6 @@ struct QuickReturn {
 TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
   using T = TypeParam;
   using S = typename TestFixture::S;
-  constexpr QuickReturn kQuickReturns[] = {
-      {"m = 0, op N", 'N', 0, 5, 1, 1},
-      {"m = 0, op T (y has n elements)", 'T', 0, 5, 1, 1},
-      {"n = 0, op N (y has m elements)", 'N', 5, 0, 1, 1},
-      {"n = 0, op T", 'T', 5, 0, 1, 1},
-      {"m = 0 with nrhs = 3", 'N', 0, 5, 1, 3},
-      {"batch_count = 0", 'N', 5, 5, 0, 1},
-      {"nrhs = 0, op N", 'N', 5, 5, 1, 0},
-      {"nrhs = 0, op T", 'T', 5, 5, 1, 0},
-      {"alpha = 0, beta = 1", 'T', 5, 5, 1, 1, 0, 1},
-      {"alpha = 0, beta = 1 with nrhs = 17", 'N', 5, 5, 1, 17, 0, 1},
-  };
   ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
   for (const QuickReturn &q : kQuickReturns) {
     const S alpha = static_cast<S>(q.alpha), beta = static_cast<S>(q.beta);
@@ -279,15 +284,9 @@ TYPED_TEST(ApiWithHandle, QuickReturnsTouchNothing) {
 TYPED_TEST(ApiWithHandle, BiasQuickReturnsTouchNothing) {
   using T = TypeParam;
   using S = typename TestFixture::S;
-  constexpr QuickReturn kQuickReturns[] = {
-      {"m = 0, op N (no rows of Y)", 'N', 0, 5, 1, 1},
-      {"n = 0, op T (no rows of Y)", 'T', 5, 0, 1, 3},
-      {"m = n = 0", 'T', 0, 0, 1, 17},
-      {"nrhs = 0, op N", 'N', 5, 5, 1, 0},
-      {"nrhs = 0, op T", 'T', 5, 5, 1, 0},
-  };
   ASSERT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
   for (const QuickReturn &q : kQuickReturns) {
+    if (!q.no_output() || q.batch_count != 1) continue;  // with a bias the others compute
     const S alpha = static_cast<S>(q.alpha), beta = static_cast<S>(q.beta);
     const GemvOperands<T> poisoned_data{&alpha, poisoned<const T>(), poisoned<const T>(), &beta,
                                         poisoned<T>()};
