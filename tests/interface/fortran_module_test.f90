@@ -158,6 +158,26 @@ contains
     call expect(cudaFree(device) == 0, 'cudaFree')
   end subroutine from_device
 
+  ! xgemv_sgemv of op `trans` with host scalars on the device's A at d_a (m x n, leading dimension
+  ! lda): x and y copied to the device, y back (both device copies freed).
+  subroutine sgemv_host_scalars(handle, trans, m, n, d_a, lda, alpha, x, beta, y, what)
+    type(c_ptr), intent(in) :: handle, d_a
+    character, intent(in) :: trans
+    integer, intent(in) :: m, n, lda
+    real(c_float), intent(in), target :: alpha, beta
+    real(c_float), intent(in), target, contiguous :: x(:)
+    real(c_float), intent(inout), target, contiguous :: y(:)
+    character(len=*), intent(in) :: what
+    type(c_ptr) :: d_x, d_y
+    d_x = to_device(c_loc(x), size(x) * 4)
+    d_y = to_device(c_loc(y), size(y) * 4)
+    call expect_status(xgemv_sgemv(handle, trans, int(m, c_int64_t), int(n, c_int64_t), &
+                                   c_loc(alpha), d_a, int(lda, c_int64_t), d_x, one, c_loc(beta), &
+                                   d_y, one), XGEMV_STATUS_SUCCESS, what)
+    call from_device(c_loc(y), d_y, size(y) * 4)
+    call expect(cudaFree(d_x) == 0, 'cudaFree')
+  end subroutine sgemv_host_scalars
+
   subroutine device_calls()
     integer, parameter :: m = 37, n = 23, lda = 40, batch = 3
     real(c_float), target :: a(lda, n), x(n), y(m), xt(m), yt(n), expected(m)
@@ -188,17 +208,13 @@ contains
     ! sgemv 'N', host scalars.
     expected = alpha * matmul(a(1:m, :), x) + beta * y
     d_a = to_device(c_loc(a), size(a) * 4)
-    d_x = to_device(c_loc(x), size(x) * 4)
-    d_y = to_device(c_loc(y), size(y) * 4)
-    call expect_status(xgemv_sgemv(handle, 'N', int(m, c_int64_t), int(n, c_int64_t), &
-                                   c_loc(alpha), d_a, int(lda, c_int64_t), d_x, one, c_loc(beta), &
-                                   d_y, one), XGEMV_STATUS_SUCCESS, 'sgemv N')
-    call from_device(c_loc(y), d_y, size(y) * 4)
+    call sgemv_host_scalars(handle, 'N', m, n, d_a, lda, alpha, x, beta, y, 'sgemv N')
     call expect(all(y == expected), 'sgemv N result')
 
     ! sgemv 'N' again with device scalars on a non-default stream: y := 3*A*x + 0*y.
     expected = device_alpha * matmul(a(1:m, :), x)
     y = ieee_value(y, ieee_quiet_nan)  ! beta == 0: never read
+    d_x = to_device(c_loc(x), size(x) * 4)
     d_y = to_device(c_loc(y), size(y) * 4)
     d_alpha = to_device(c_loc(device_alpha), 4)
     d_beta = to_device(c_loc(device_beta), 4)
@@ -220,14 +236,9 @@ contains
     call expect(cudaFree(d_x) == 0, 'cudaFree')
 
     ! sgemv 'T' and dgemv 'T'.
-    d_x = to_device(c_loc(xt), size(xt) * 4)
-    d_y = to_device(c_loc(yt), size(yt) * 4)
-    call expect_status(xgemv_sgemv(handle, 'T', int(m, c_int64_t), int(n, c_int64_t), &
-                                   c_loc(alpha), d_a, int(lda, c_int64_t), d_x, one, c_loc(zero), &
-                                   d_y, one), XGEMV_STATUS_SUCCESS, 'sgemv T')
-    call from_device(c_loc(yt), d_y, size(yt) * 4)
+    call sgemv_host_scalars(handle, 'T', m, n, d_a, lda, alpha, xt, zero, yt, 'sgemv T')
     call expect(all(yt == alpha * matmul(xt, a(1:m, :))), 'sgemv T result')
-    call expect(cudaFree(d_x) == 0 .and. cudaFree(d_a) == 0, 'cudaFree')
+    call expect(cudaFree(d_a) == 0, 'cudaFree')
 
     dexpected = dalpha * matmul(dxt, da(1:m, :)) + dbeta * dyt
     d_a = to_device(c_loc(da), size(da) * 8)
