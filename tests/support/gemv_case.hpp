@@ -11,6 +11,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -421,14 +422,10 @@ struct Placement {
   int64_t lda_padding, ldx_padding = 0, ldy_padding = 0;
 };
 
-// Case c with its operands at `placement`.
-inline GemvCase placed(GemvCase c, const Placement &placement) {
-  c.a_misalignment = placement.a;
-  c.x_misalignment = placement.x;
-  c.y_misalignment = placement.y;
-  c.lda_padding = placement.lda_padding;
-  c.ldx_padding = placement.ldx_padding;
-  c.ldy_padding = placement.ldy_padding;
+// Case c with its operands at placement p.
+inline GemvCase placed(GemvCase c, const Placement &p) {
+  std::tie(c.a_misalignment, c.x_misalignment, c.y_misalignment, c.lda_padding, c.ldx_padding,
+           c.ldy_padding) = std::tie(p.a, p.x, p.y, p.lda_padding, p.ldx_padding, p.ldy_padding);
   return c;
 }
 
