@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -352,43 +353,74 @@ TYPED_TEST(ApiWithHandle, NullOperandsAreReported) {
   EXPECT_EQ(xgemv_set_pointer_mode(this->handle(), XGEMV_POINTER_MODE_HOST), XGEMV_STATUS_SUCCESS);
 }
 
+// An fp32 problem of `shape` for the graph tests: random A, x and y on the host and on the
+// device, and alpha, beta as device scalars (as graphs need).
+class DeviceScalarProblem {
+ public:
+  DeviceScalarProblem(const GemvShape &shape, uint64_t seed)
+      : shape_(shape),
+        a_(shape.matrix_extent()),
+        x_(shape.x_extent()),
+        y_(shape.y_extent()),
+        a_device_(a_.size()),
+        x_device_(x_.size()),
+        scalars_(2) {
+    RandomSource random(seed);
+    for (std::vector<float> *v : {&a_, &x_, &y_})
+      for (float &value : *v) value = random.element<float>();
+    a_device_.upload(a_);
+    x_device_.upload(x_);
+    scalars_.upload({kAlpha, kBeta});
+  }
+
+  // A device copy of the initial y, for a call to write.
+  std::unique_ptr<GuardedDeviceBuffer<float>> initial_y() const {
+    auto y = std::make_unique<GuardedDeviceBuffer<float>>(y_.size());
+    y->upload(y_);
+    return y;
+  }
+  // The call on `handle` (in device pointer mode) into y.
+  xgemv_status call(xgemv_handle handle, float *y) const {
+    return xgemv_sgemv(handle, shape_.trans, shape_.m, shape_.n, scalars_.data(), a_device_.data(),
+                       shape_.lda, x_device_.data(), shape_.incx, scalars_.data() + 1, y,
+                       shape_.incy);
+  }
+  // Whether a result is within the error bound of OpenBLAS on the same problem.
+  ::testing::AssertionResult within_bound_of_openblas(const std::vector<float> &result) const {
+    const std::vector<float> reference =
+        openblas_gemv<float>(shape_, kAlpha, a_.data(), x_.data(), kBeta, y_.data());
+    const std::vector<double> want(reference.begin(), reference.end());
+    const std::vector<double> magnitude = reference_gemv(
+        shape_, std::fabs(kAlpha), a_.data(), x_.data(), std::fabs(kBeta), y_.data(), Magnitude{});
+    return within_error_bound("OpenBLAS", shape_, BatchLayout{}, 1, result, want, magnitude);
+  }
+
+ private:
+  static constexpr float kAlpha = 0.75f, kBeta = -1.25f;
+  GemvShape shape_;
+  std::vector<float> a_, x_, y_;
+  GuardedDeviceBuffer<float> a_device_, x_device_, scalars_;
+};
+
 // The call is stream-ordered with no hidden synchronisation, allocation or copy: it can be
 // captured into a CUDA graph on the handle's stream (device scalars, as graphs need), and the
 // graph computes the same y as OpenBLAS.
 TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
   GpuHandles gpu;
-  const GemvShape shape{'T', 1031, 67, 1031, 1, 1};
-  RandomSource random(case_seed("GraphCapture", 0));
-  std::vector<float> a(shape.matrix_extent()), x(shape.x_extent()), y(shape.y_extent());
-  for (std::vector<float> *v : {&a, &x, &y})
-    for (float &value : *v) value = random.element<float>();
-  const float alpha = 0.75f, beta = -1.25f;
-  GuardedDeviceBuffer<float> a_device(a.size()), x_device(x.size()), y_device(y.size()), scalars(2);
-  a_device.upload(a);
-  x_device.upload(x);
-  y_device.upload(y);
-  scalars.upload({alpha, beta});
-
+  const DeviceScalarProblem problem({'T', 1031, 67, 1031, 1, 1}, case_seed("GraphCapture", 0));
+  const auto y = problem.initial_y();
   cudaStream_t stream = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   ASSERT_EQ(xgemv_set_stream(gpu.xgemv(), stream), XGEMV_STATUS_SUCCESS);
   ASSERT_EQ(xgemv_set_pointer_mode(gpu.xgemv(), XGEMV_POINTER_MODE_DEVICE), XGEMV_STATUS_SUCCESS);
   GraphCapture capture(stream, cudaStreamCaptureModeThreadLocal);
-  const xgemv_status status = xgemv_sgemv(
-      gpu.xgemv(), shape.trans, shape.m, shape.n, scalars.data(), a_device.data(), shape.lda,
-      x_device.data(), shape.incx, scalars.data() + 1, y_device.data(), shape.incy);
+  const xgemv_status status = problem.call(gpu.xgemv(), y->data());
   const cudaError_t captured = capture.end();
   EXPECT_EQ(status, XGEMV_STATUS_SUCCESS);
   ASSERT_EQ(captured, cudaSuccess) << cudaGetErrorString(captured);
   capture.replay();
 
-  const std::vector<float> result = y_device.download();
-  const std::vector<float> reference =
-      openblas_gemv<float>(shape, alpha, a.data(), x.data(), beta, y.data());
-  std::vector<double> want(reference.begin(), reference.end());
-  const std::vector<double> magnitude = reference_gemv(shape, std::fabs(alpha), a.data(), x.data(),
-                                                      std::fabs(beta), y.data(), Magnitude{});
-  EXPECT_TRUE(within_error_bound("OpenBLAS", shape, BatchLayout{}, 1, result, want, magnitude));
+  EXPECT_TRUE(problem.within_bound_of_openblas(y->download()));
   EXPECT_EQ(xgemv_set_stream(gpu.xgemv(), nullptr), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
 }
@@ -399,30 +431,15 @@ TEST(GraphCapture, CapturedCallComputesTheReferenceResult) {
 // handle made outside any capture, within the OpenBLAS bound. The handle outlives the replay.
 TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
   // A reduction of 20011 over 16 outputs: split into several blocks on any GPU.
-  const GemvShape shape{'T', 20011, 16, 20011, 1, 1};
-  RandomSource random(case_seed("GraphCaptureCreate", 0));
-  std::vector<float> a(shape.matrix_extent()), x(shape.x_extent()), y(shape.y_extent());
-  for (std::vector<float> *v : {&a, &x, &y})
-    for (float &value : *v) value = random.element<float>();
-  const float alpha = 0.75f, beta = -1.25f;
-  GuardedDeviceBuffer<float> a_device(a.size()), x_device(x.size()), y_device(y.size()),
-      y_outside(y.size()), scalars(2);
-  a_device.upload(a);
-  x_device.upload(x);
-  y_device.upload(y);
-  y_outside.upload(y);
-  scalars.upload({alpha, beta});
-  const auto call = [&](xgemv_handle handle, float *y_out) {
-    return xgemv_sgemv(handle, shape.trans, shape.m, shape.n, scalars.data(), a_device.data(),
-                       shape.lda, x_device.data(), shape.incx, scalars.data() + 1, y_out,
-                       shape.incy);
-  };
+  const DeviceScalarProblem problem({'T', 20011, 16, 20011, 1, 1},
+                                    case_seed("GraphCaptureCreate", 0));
+  const auto y = problem.initial_y(), y_outside = problem.initial_y();
 
   // The bits and variant of a handle made outside any capture.
   GpuHandles outside;
   ASSERT_EQ(xgemv_set_pointer_mode(outside.xgemv(), XGEMV_POINTER_MODE_DEVICE),
             XGEMV_STATUS_SUCCESS);
-  ASSERT_EQ(call(outside.xgemv(), y_outside.data()), XGEMV_STATUS_SUCCESS);
+  ASSERT_EQ(problem.call(outside.xgemv(), y_outside->data()), XGEMV_STATUS_SUCCESS);
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const char *const outside_variant = xgemv_get_last_kernel_variant(outside.xgemv());
   ASSERT_NE(outside_variant, nullptr);
@@ -436,7 +453,7 @@ TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
   if (created == XGEMV_STATUS_SUCCESS) {
     xgemv_set_stream(inside, stream);
     xgemv_set_pointer_mode(inside, XGEMV_POINTER_MODE_DEVICE);
-    status = call(inside, y_device.data());
+    status = problem.call(inside, y->data());
   }
   const cudaError_t captured = capture->end();
   ASSERT_EQ(created, XGEMV_STATUS_SUCCESS) << xgemv_cuda_error_string();
@@ -450,14 +467,9 @@ TEST(GraphCapture, HandleCreatedDuringCaptureSplitsLongReductions) {
       << "the captured " << inside_variant << " call did not split its reduction";
   capture->replay();
 
-  const std::vector<float> result = y_device.download();
-  EXPECT_TRUE(bitwise_equal("y of the captured call", result, y_outside.download()));
-  const std::vector<float> reference =
-      openblas_gemv<float>(shape, alpha, a.data(), x.data(), beta, y.data());
-  const std::vector<double> want(reference.begin(), reference.end());
-  const std::vector<double> magnitude = reference_gemv(shape, std::fabs(alpha), a.data(), x.data(),
-                                                      std::fabs(beta), y.data(), Magnitude{});
-  EXPECT_TRUE(within_error_bound("OpenBLAS", shape, BatchLayout{}, 1, result, want, magnitude));
+  const std::vector<float> result = y->download();
+  EXPECT_TRUE(bitwise_equal("y of the captured call", result, y_outside->download()));
+  EXPECT_TRUE(problem.within_bound_of_openblas(result));
   capture.reset();  // the graph before the handle whose workspace its kernels use
   EXPECT_EQ(xgemv_destroy(inside), XGEMV_STATUS_SUCCESS);
   cudaStreamDestroy(stream);
