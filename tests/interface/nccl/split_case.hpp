@@ -124,7 +124,7 @@ struct SplitCase {
   ScalarChoice alpha = ScalarChoice::random, beta = ScalarChoice::random;
   xgemv_pointer_mode pointer_mode = XGEMV_POINTER_MODE_HOST;
   // ranks + 1 offsets along the split axis; empty: as even as can be.
-  std::vector<int64_t> starts;
+  std::vector<int64_t> starts = {};
 
   bool transposed() const { return trans != 'N' && trans != 'n'; }
   int64_t outputs() const { return transposed() ? n : m; }
