@@ -18,21 +18,24 @@ import sys
 COUNTS = re.compile(r"^\d+% tests passed(?:, (\d+) tests? failed)? out of (\d+)$", re.M)
 NOT_RUN = re.compile(r"^\s+\d+ - (\S+) \((Skipped|Disabled)\)$", re.M)
 # One test's block of LastTest.log: its name, its output, and what follows up to the next block.
-BLOCK = re.compile(r"^\d+/\d+ Test: (\S+)\n.*?^Output:\n-+\n(.*?)^<end of output>\n(.*?)(?=^\d+/\d+ "
-                   r"Testing: |\Z)", re.M | re.S)
+BLOCK = re.compile(r"^\d+/\d+ Test: (\S+)\n.*?^Output:\n-+\n(.*?)^<end of output>\n"
+                   r"(.*?)(?=^\d+/\d+ Testing: |\Z)", re.M | re.S)
 SKIP_REGEX = re.compile(r"^Skip regular expression found in output\. Regex=\[(.*)\]$", re.M)
 
 
 def skip_reason(output, after):
+    """The first line of `output` that the skip regular expression named in `after` matches;
+    without one, the last line."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     matched = SKIP_REGEX.search(after)
     if matched:
         try:
             pattern = re.compile(matched.group(1))
-            lines = [line for line in lines if pattern.search(line)] or lines
-            return lines[0] if lines else "(no output)"
-        except re.error:  # a CMake regular expression Python does not read: the whole output
-            pass
+        except re.error:  # CMake's syntax, which Python's mostly shares: else the last line
+            pattern = None
+        hits = [line for line in lines if pattern and pattern.search(line)]
+        if hits:
+            return hits[0]
     return lines[-1] if lines else "(no output)"
 
 
