@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,18 +65,19 @@ inline constexpr int64_t kEdgeOutputs[] = {1, 7, 15, 16, 17, 33, 1031};
 class OwnedQweight {
  public:
   OwnedQweight(const xgemv_qweight_info &info, void *storage) {
-    status_ = xgemv_qweight_create(&weight_, &info, storage);
-    if (status_ != XGEMV_STATUS_SUCCESS) weight_ = nullptr;
+    xgemv_qweight weight = nullptr;
+    status_ = xgemv_qweight_create(&weight, &info, storage);
+    if (status_ == XGEMV_STATUS_SUCCESS) weight_.reset(weight);
   }
-  ~OwnedQweight() { xgemv_qweight_destroy(weight_); }
-  OwnedQweight(const OwnedQweight &) = delete;
-  OwnedQweight &operator=(const OwnedQweight &) = delete;
 
-  xgemv_qweight get() const { return weight_; }
+  xgemv_qweight get() const { return weight_.get(); }
   xgemv_status status() const { return status_; }
 
  private:
-  xgemv_qweight weight_ = nullptr;
+  struct Destroy {
+    void operator()(xgemv_qweight weight) const { xgemv_qweight_destroy(weight); }
+  };
+  std::unique_ptr<xgemv_qweight_st, Destroy> weight_;
   xgemv_status status_;
 };
 
