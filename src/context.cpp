@@ -85,11 +85,11 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
 xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   const RelaxedCaptureMode relaxed;
   if (relaxed.error() != cudaSuccess) return cuda_failure(relaxed.error());
-  xgemv::kernels::SplitWorkspace workspace{};
-  cudaError_t error = cudaMalloc(&workspace.partials, xgemv::kernels::kSplitPartialBytes);
+  xgemv::SplitWorkspace workspace{};
+  cudaError_t error = cudaMalloc(&workspace.partials, xgemv::kSplitPartialBytes);
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
-                       xgemv::kernels::kSplitTileCounters * sizeof(unsigned));
+                       xgemv::kSplitTileCounters * sizeof(unsigned));
   // The counters must be zero before any stream uses them. A private non-blocking stream keeps
   // the wait to this one memset instead of the whole device (other streams may be busy or
   // capturing) and keeps the memset out of any capture.
@@ -97,7 +97,7 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
     error = cudaMemsetAsync(workspace.tile_counters, 0,
-                            xgemv::kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
+                            xgemv::kSplitTileCounters * sizeof(unsigned), zeroing);
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {

@@ -123,35 +123,3 @@ inline constexpr bool kHasMmaStep =
      std::is_same_v<TA, double>);
 
 }  // namespace xgemv::kernels
-
-namespace xgemv {
-
-// The same, of a problem: the types the tensor-core several-vector variants implement.
-inline bool has_mma_step(const GemvProblem &p) {
-  const bool mma_type = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16 ||
-                        p.types.a == ElementType::kF64;
-  return mma_type && p.types.x == p.types.a;
-}
-
-// Launches a tensor-core several-vector kernel over the passes of the problem (tiles of
-// tile_values sums): kernel_of(sides) is its instance for 1 or 2 sides of 8 vectors, picked by
-// each pass's count. Types without a tensor-core step are never chosen (implements).
-template <class TA, class TX, class TY, class S, class KernelOf>
-cudaError_t launch_mma_passes(const GemvProblem &problem, const LaunchPlan &plan,
-                              const LaunchContext &context, int64_t tile_values,
-                              KernelOf &&kernel_of) {
-  if constexpr (kernels::kHasMmaStep<TA, TX, S>) {
-    return for_each_rhs_launch<TA, TX, TY>(
-        problem, plan, tile_values, int(sizeof(S)),
-        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-          return kernels::launch_kernel(pass.rhs_count <= 8
-                                            ? kernel_of(std::integral_constant<int, 1>{})
-                                            : kernel_of(std::integral_constant<int, 2>{}),
-                                        pass, pass_plan, context);
-        });
-  } else {
-    return cudaErrorNotSupported;
-  }
-}
-
-}  // namespace xgemv

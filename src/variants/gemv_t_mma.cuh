@@ -13,49 +13,9 @@
 
 #include "kernels/mma_step.cuh"
 #include "kernels/rhs_tile.cuh"
+#include "variants/variant_base.hpp"
 
 namespace xgemv {
-
-// kWarps warps per block on the same outputs, kUnroll chunks in flight per lane, kBlocksPerSm
-// resident blocks the launch bounds ask for.
-template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
-struct GemvTMmaTile {
-  static constexpr int kWarps = kWarpsPerBlock;
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kBlocksPerSm = kResidentBlocks;
-  // A split may spread a thin last wave over up to kernels::kMaxSplitWaves fuller waves
-  // (measured on the H200: Llama-3-70B down, nrhs 2-16, 1.29 waves whole 59-72% of the stream
-  // read, 3.88 waves of a third each 74-83%).
-  static constexpr int64_t kSplitWaves = kernels::kMaxSplitWaves;
-  static constexpr int kOutputs = 16;  // the mma's 16-row side
-  static constexpr int kUnroll = kChunksInFlight;
-  static constexpr VariantName kName = variant_name("t_mma", kernels::kMaxRhsPerPass);
-  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
-
-  static bool implements(const GemvProblem &p) { return p.transposed() && has_mma_step(p); }
-
-  // Reduction elements of a chunk: 4 lanes x 16 bytes.
-  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
-
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t tiles = ceil_div(p.n, kOutputs);
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll * kWarps,
-        int64_t(kOutputs) * kernels::kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
-        element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
-            split};
-  }
-
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = GemvTMmaTile::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
 
 namespace kernels {
 
@@ -147,15 +107,46 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 
 }  // namespace kernels
 
+// kWarps warps per block on the same outputs, kUnroll chunks in flight per lane, kBlocksPerSm
+// resident blocks the launch bounds ask for.
 template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::launch(
-    const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
-  return launch_mma_passes<TA, TX, TY, S>(
-      problem, plan, context, int64_t(kOutputs) * kernels::kMaxRhsPerPass, [](auto sides) {
-        return &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, decltype(sides)::value>;
-      });
-}
+struct GemvTMmaTile : VariantBase<GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>, VariantFamily::kSeveralRhs> {
+  static constexpr int kWarps = kWarpsPerBlock;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kBlocksPerSm = kResidentBlocks;
+  // A split may spread a thin last wave over up to kMaxSplitWaves fuller waves
+  // (measured on the H200: Llama-3-70B down, nrhs 2-16, 1.29 waves whole 59-72% of the stream
+  // read, 3.88 waves of a third each 74-83%).
+  static constexpr int64_t kSplitWaves = kMaxSplitWaves;
+  static constexpr int kOutputs = 16;  // the mma's 16-row side
+  static constexpr int kUnroll = kChunksInFlight;
+  static constexpr VariantName kName = variant_name("t_mma", kMaxRhsPerPass);
+
+  static bool implements(const GemvProblem &p) { return p.transposed() && has_mma_step(p); }
+
+  // Reduction elements of a chunk: 4 lanes x 16 bytes.
+  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
+
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t tiles = ceil_div(p.n, kOutputs);
+    const SplitPlan split = plan_split(
+        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll * kWarps,
+        int64_t(kOutputs) * kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
+        element_bytes(p.types.scalar));
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
+            split};
+  }
+
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return launch_mma_passes<TA, TX, TY, S>(
+        problem, plan, context, int64_t(kOutputs) * kMaxRhsPerPass, [](auto sides) {
+          return &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, decltype(sides)::value>;
+        });
+  }
+};
 
 // Measured on the H200 (bf16 and fp64, 10 llm shapes, 1..16 vectors, with the unmasked whole
 // steps): 4 warps of 4 chunks in flight, 4 blocks per SM (4 KiB of A in flight a warp), beat

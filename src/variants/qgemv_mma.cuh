@@ -12,51 +12,10 @@
 
 #include "kernels/quant_codes.cuh"
 #include "kernels/rhs_tile.cuh"
-#include "variants/gemv_t_mma.cuh"
+#include "kernels/mma_step.cuh"
+#include "variants/variant_base.hpp"
 
 namespace xgemv {
-
-// kTiles row tiles per block; each of its kWarps warps streams its share of the k-blocks,
-// kUnroll k-blocks of every tile in flight while the previous kUnroll are decoded;
-// kBlocksPerSm resident blocks.
-template <int kTilesPerBlock, int kWarpsPerBlock, int kBlocksInFlight, int kResidentBlocks>
-struct QgemvMmaTile {
-  static constexpr int kTiles = kTilesPerBlock;
-  static constexpr int kOutputs = 16 * kTiles;
-  static constexpr int kWarps = kWarpsPerBlock;
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kUnroll = kBlocksInFlight;
-  static constexpr int kBlocksPerSm = kResidentBlocks;
-  // A split fills one wave and no more (measured on the H200: int8 and fp8 4096 x 12288, 1.45
-  // waves, split into 2.9 waves ran 14% slower, int4 8192 x 10240 10%).
-  static constexpr int64_t kSplitWaves = 1;
-  static constexpr VariantName kName = variant_name("q_mma", kOutputs);
-  static constexpr VariantFamily kFamily = VariantFamily::kQuantized;
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-
-  static bool implements(const GemvProblem &p) {
-    const bool x16 = p.types.x == ElementType::kF16 || p.types.x == ElementType::kBF16;
-    return is_quantized(p.types.a) && p.transposed() && x16 && p.batch_count == 1;
-  }
-
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t tiles = ceil_div(ceil_div(p.n, 16), kTiles);
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, 1, p.quant.k_blocks, int64_t(kWarps) * kUnroll,
-        int64_t(kOutputs) * kernels::kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
-        int(sizeof(float)));
-    return {dim3(unsigned(tiles), unsigned(split.count), 1), dim3(kThreads), split};
-  }
-
-  // The quantized family's only member takes every problem it implements.
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = QgemvMmaTile::plan(p, device);
-    return true;
-  }
-};
 
 namespace kernels {
 
@@ -362,20 +321,49 @@ auto qgemv_kernel_for(const GemvProblem &pass, bool early_start) {
 
 }  // namespace kernels
 
+// kTiles row tiles per block; each of its kWarps warps streams its share of the k-blocks,
+// kUnroll k-blocks of every tile in flight while the previous kUnroll are decoded;
+// kBlocksPerSm resident blocks.
 template <int kTilesPerBlock, int kWarpsPerBlock, int kBlocksInFlight, int kResidentBlocks>
-template <class TA, class TX, class TY, class S>
-cudaError_t QgemvMmaTile<kTilesPerBlock, kWarpsPerBlock, kBlocksInFlight,
-                         kResidentBlocks>::launch(const GemvProblem &problem,
-                                                  const LaunchPlan &plan,
-                                                  const LaunchContext &context) {
-  return for_each_rhs_launch<TA, TX, TY>(
-      problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
-      [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-        return kernels::launch_kernel(
-            kernels::qgemv_kernel_for<TA, TX, TY, QgemvMmaTile>(pass, context.early_start), pass,
-            pass_plan, context);
-      });
-}
+struct QgemvMmaTile : VariantBase<QgemvMmaTile<kTilesPerBlock, kWarpsPerBlock, kBlocksInFlight, kResidentBlocks>, VariantFamily::kQuantized> {
+  static constexpr int kTiles = kTilesPerBlock;
+  static constexpr int kOutputs = 16 * kTiles;
+  static constexpr int kWarps = kWarpsPerBlock;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kUnroll = kBlocksInFlight;
+  static constexpr int kBlocksPerSm = kResidentBlocks;
+  // A split fills one wave and no more (measured on the H200: int8 and fp8 4096 x 12288, 1.45
+  // waves, split into 2.9 waves ran 14% slower, int4 8192 x 10240 10%).
+  static constexpr int64_t kSplitWaves = 1;
+  static constexpr VariantName kName = variant_name("q_mma", kOutputs);
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return for_each_rhs_launch<TA, TX, TY>(
+        problem, plan, int64_t(kOutputs) * kMaxRhsPerPass, int(sizeof(S)),
+        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
+          return kernels::launch_kernel(
+              kernels::qgemv_kernel_for<TA, TX, TY, QgemvMmaTile>(pass, context.early_start), pass,
+              pass_plan, context);
+        });
+  }
+
+  static bool implements(const GemvProblem &p) {
+    const bool x16 = p.types.x == ElementType::kF16 || p.types.x == ElementType::kBF16;
+    return is_quantized(p.types.a) && p.transposed() && x16 && p.batch_count == 1;
+  }
+
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t tiles = ceil_div(ceil_div(p.n, 16), kTiles);
+    const SplitPlan split = plan_split(
+        tiles, 1, p.quant.k_blocks, int64_t(kWarps) * kUnroll,
+        int64_t(kOutputs) * kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
+        int(sizeof(float)));
+    return {dim3(unsigned(tiles), unsigned(split.count), 1), dim3(kThreads), split};
+  }
+
+};
 
 // Measured on the H200 (bf16 activations; int4, int8 and fp8 codes; 10 decode shapes of 12 to
 // 250 MiB of codes; 1, 4 and 16 vectors): 2 tiles of 8 warps, 2 k-blocks in flight, 2 blocks per

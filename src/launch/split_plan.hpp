@@ -1,5 +1,5 @@
 // Splitting a reduction across blocks, host side: the workspace a handle keeps for it and how a
-// variant plans a split. The combine itself is split_combine.cuh.
+// variant plans a split. The combine itself is kernels/split_combine.cuh.
 #pragma once
 
 #include <algorithm>
@@ -9,8 +9,6 @@
 namespace xgemv {
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-namespace kernels {
 
 // Per-split partial sums and one arrival counter per output tile, allocated once per handle.
 // The counters are zero between calls (the last block of a tile resets its own), so one zeroing
@@ -154,5 +152,4 @@ inline SplitTail plan_split_tail(int64_t tiles, int64_t batch, int64_t length, i
   return tail;
 }
 
-}  // namespace kernels
 }  // namespace xgemv
