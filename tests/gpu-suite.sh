@@ -10,9 +10,10 @@
 # to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
 # (tests/hardening/gpu-sanitize.sh, reduced sizes, each GoogleTest program in 4 shards, 3/4 as
-# many processes at once as cores); the suite takes about 5 minutes on one H200 (304 s at
-# 97832a5, the build included), the sanitizer more than 10 more (tests/hardening/README.md says
-# how to run it one tool at a time).
+# many processes at once as cores); the suite takes about 8 minutes on one H100 or H200, the
+# build included, the sanitizer more than 10 more (tests/hardening/README.md says how to run it
+# one tool at a time). The last run on each GPU kind is kept in bench/results/<gpu>/
+# (bench/results/README.md says how).
 # Exits non-zero when the build or any test failed. Where the copy has no .git, pass the commit
 # in XGEMV_COMMIT (e.g. XGEMV_COMMIT=$(git rev-parse --short HEAD) from the machine that has it).
 set -uo pipefail
@@ -43,7 +44,7 @@ cmake -S . -B build-gpu "${generator[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
 # Tests run even after a failed build: what did build is still worth knowing, and the targets
 # that did not show up as failed tests. Four at a time: each test is its own process and the GPU
 # ones share the GPU as any programs do (those that need it alone are RUN_SERIAL); one at a time
-# they took 400 of the suite's 575 s, close to the 10 minutes one command may run on the
+# they took most of the suite's time, close to the 10 minutes one command may run on the
 # machines it is verified on.
 ctest_ok=0
 if [[ -f build-gpu/CTestTestfile.cmake ]]; then

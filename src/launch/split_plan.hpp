@@ -46,7 +46,7 @@ struct SplitPlan {
 // (then of 8 x 2 x 3 tiles, 3 slots an SM) at 0.65 of a wave streamed at 0.89 of the
 // many-wave shapes' rate and at 1.29 waves at 0.80; t_rowblock (4 slots) at 1.45 waves at
 // 94-96% of the stream read; q_mma (2 slots) at 1.21 waves at 64% against 91-94% at 0.97
-// (bench/results/h200-2026-12-03/NOTES.md).
+// (docs/design-notes.md, the split plan).
 inline constexpr int64_t kBlockFixedGranules = 2;
 inline constexpr int64_t kSaturatingBlocksPerSmNum = 9, kSaturatingBlocksPerSmDen = 4;
 inline constexpr int64_t kSplitGainNum = 15, kSplitGainDen = 16;

@@ -159,7 +159,7 @@ struct GemvNColumns : VariantBase<GemvNColumns, VariantFamily::kSingleVector> {
   // Up to 16 columns (n_rowtile's slots would be mostly idle), and tiles for at least half the
   // SMs: a block keeps 256 x 8 x 16 = 32 KB in flight, what an SM needs (Little's law on the
   // H200: ~26 KB), so half the SMs already stream more than n_rowtile does at n <= 16 (26-38%
-  // of the ceiling on 2M x 8, bench/results/h200-2026-11-30). Shorter A keeps n_rowtile, whose
+  // of the ceiling on 2M x 8 on the H200). Shorter A keeps n_rowtile, whose
   // smaller tiles and column slots spread it over more blocks.
   static bool prefers(const GemvProblem &p, const DeviceLimits &device) {
     return p.n <= kMaxColumns && 2 * ceil_div(p.m, tile_rows(p)) >= device.sm_count;

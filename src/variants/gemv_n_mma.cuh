@@ -201,7 +201,7 @@ struct GemvNMmaTile : VariantBase<GemvNMmaTile<Block16Bit, BlockFp64>, VariantFa
 // 1.04 / 1.04 / 1.01 / 0.96 / 0.87x; warps side by side along the outputs (longer runs of each
 // column, fewer tiles, more splits) lost: 2 x 4 x 2 0.86-0.89x, 2 x 2 x 4 and 4 x 2 x 2
 // 0.67-0.70x, 8 x 1 x 2 0.41x. fp64 2 x 2 x 4 1.03 / 1.13 / 1.14 / 1.13 / 1.08x, 1-2% ahead of
-// 1 x 4 x 4 (bench/results/h200-2026-12-04/n-mma-ab.txt).
+// 1 x 4 x 4 (docs/design-notes.md).
 using GemvNMma = GemvNMmaTile<NMmaBlock<1, 8, 2>, NMmaBlock<2, 2, 4>>;
 
 }  // namespace xgemv
