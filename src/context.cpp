@@ -1,6 +1,5 @@
 #include "context.hpp"
 
-#include <cstdlib>
 #include <new>
 
 #include "core.hpp"
@@ -51,15 +50,14 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   *handle = nullptr;
   auto *context = new (std::nothrow) xgemv_context;
   if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
-  if (const char *forced = std::getenv("XGEMV_KERNEL_VARIANT"); forced && forced[0] != '\0') {
+  if (const char *forced = xgemv::environment_value("XGEMV_KERNEL_VARIANT")) {
     context->forced_variant = xgemv::find_kernel_variant(forced);
     if (context->forced_variant < 0) {
       delete context;
       return XGEMV_STATUS_INVALID_VALUE;
     }
   }
-  if (const char *invariant = std::getenv("XGEMV_BATCH_INVARIANT"); invariant)
-    context->batch_invariant = invariant[0] != '\0' && invariant[0] != '0';
+  context->batch_invariant = xgemv::environment_flag("XGEMV_BATCH_INVARIANT");
   int major = 0;
   cudaError_t error = cudaGetDevice(&context->device);
   if (error == cudaSuccess)

@@ -47,7 +47,7 @@ int find_kernel_variant(const char *name) noexcept {
 }
 
 xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
-                            bool device_scalars) noexcept {
+                            cudaStream_t stream, bool device_scalars) noexcept {
   const LaunchFunction *launches = is_quantized(problem.types.a)
                                         ? launch_functions_for(problem.types, QuantizedTypeSets{})
                                         : launch_functions_for(problem.types, ServedTypeSets{});
@@ -68,7 +68,7 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
     variant = choose_variant(problem, family, handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
   }
-  const LaunchContext context{handle.stream, handle.workspace, device_scalars,
+  const LaunchContext context{stream, handle.workspace, device_scalars,
                               handle.programmatic_launch, handle.early_start};
   if (const cudaError_t error = launches[variant](problem, plan, context); error != cudaSuccess) {
     set_last_cuda_error(error);
