@@ -1,7 +1,5 @@
 // The core's one path for every call: the checks that need the handle, quick return, pointer
 // checks, then the variant dispatch (dispatch.cu).
-#include <cstdlib>
-#include <cstring>
 
 #include "context.hpp"
 #include "core.hpp"
@@ -94,16 +92,6 @@ xgemv_status check_and_run(xgemv_handle handle, const GemvProblem &problem,
   xgemv_status status = XGEMV_STATUS_SUCCESS;
   const std::optional<CheckedProblem> checked = check_problem(problem, &status);
   return checked ? run(handle, *checked, options) : status;
-}
-
-bool environment_flag(const char *name) noexcept {
-  const char *value = environment_value(name);
-  return value != nullptr && std::strcmp(value, "0") != 0;
-}
-
-const char *environment_value(const char *name) noexcept {
-  const char *value = std::getenv(name);
-  return value != nullptr && value[0] != '\0' ? value : nullptr;
 }
 
 }  // namespace xgemv

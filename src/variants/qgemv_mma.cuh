@@ -215,12 +215,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
             float sums[kGroups][4] = {};
 #pragma unroll
             for (int s = half * kHalfSteps; s < (half + 1) * kHalfSteps; ++s) {
-              Fragment fragment;
-              if constexpr (std::is_same_v<Code, Int4Code>)
-                fragment = int4_fragment<TX>(words[s], Int4Offsets<TX>(zero_lo[r]),
-                                             Int4Offsets<TX>(zero_hi[r]));
-              else
-                fragment = byte_fragment<Code, TX>(words[2 * s], words[2 * s + 1]);
+              const Fragment fragment = code_fragment<Code, TX>(words, s, zero_lo[r], zero_hi[r]);
 #pragma unroll
               for (int g = 0; g < kGroups; ++g)
                 mma_16x8x16<TX>(sums[g], fragment.r, x_words[s][g].x, x_words[s][g].y);
@@ -299,7 +294,7 @@ auto qgemv_kernel_for(const GemvProblem &pass, bool early_start) {
   const auto with_layout = [&](auto scale, auto groups) -> Kernel {
     using Yes = std::true_type;
     using No = std::false_type;
-    if constexpr (std::is_same_v<Code, Int4Code>) {
+    if constexpr (CodeTraits<Code>::kZeroPoints) {
       const bool zeros = pass.quant.zeros != nullptr, short_groups = pass.quant.group_shift == 5;
       if (zeros)
         return short_groups ? pick(scale, groups, Yes{}, Yes{}) : pick(scale, groups, Yes{}, No{});
