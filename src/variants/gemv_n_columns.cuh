@@ -12,9 +12,7 @@
 #include "kernels/elements.cuh"
 #include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // Row of element e of a thread's slice inside its chunk of kThreads * kElems rows. Vector
 // path: the thread's contiguous 16 bytes. Scalar path: consecutive threads take consecutive
@@ -130,7 +128,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 struct GemvNColumns : VariantBase<GemvNColumns, VariantFamily::kSingleVector> {
   static constexpr int kThreads = 256;

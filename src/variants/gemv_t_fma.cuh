@@ -24,9 +24,7 @@
 #include "kernels/rhs_tile.cuh"
 #include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // kVectors: the vectors this instance carries (the pass's count rounded up to a power of two).
 template <class TA, class TX, class TY, class S, class Variant, int kVectors>
@@ -212,7 +210,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 // kWarps warps per block on different outputs, kColumns columns per lane, kUnroll chunks per
 // lane a warp step, kPassVectors vectors per pass (each pass reads A again); instances of more

@@ -15,9 +15,7 @@
 #include "kernels/rhs_tile.cuh"
 #include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // kVectorSides 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
 template <class TA, class TY, class S, class Variant, int kVectorSides>
@@ -105,7 +103,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 // kWarps warps per block on the same outputs, kUnroll chunks in flight per lane, kBlocksPerSm
 // resident blocks the launch bounds ask for.

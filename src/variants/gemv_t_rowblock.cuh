@@ -12,9 +12,7 @@
 #include "kernels/column_dot.cuh"
 #include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-namespace kernels {
+namespace xgemv::kernels {
 
 template <class TA, class TX, class TY, class S, class Variant, bool kEarlyStart,
           bool kAlignedOperands, bool kSplitTail>
@@ -157,7 +155,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   for (; b < p.batch_count; b += gridDim.z) reduce_item(b, std::false_type());
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 template <int kGroup>
 struct GemvTRowBlock : VariantBase<GemvTRowBlock<kGroup>, VariantFamily::kSingleVector> {

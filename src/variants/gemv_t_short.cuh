@@ -13,9 +13,7 @@
 #include "kernels/elements.cuh"
 #include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-namespace kernels {
+namespace xgemv::kernels {
 
 template <class TA, class TX, class TY, class S, class Variant>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
@@ -82,7 +80,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 struct GemvTShort : VariantBase<GemvTShort, VariantFamily::kSingleVector> {
   static constexpr int kThreads = 256;

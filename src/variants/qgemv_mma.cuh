@@ -15,9 +15,7 @@
 #include "kernels/mma_step.cuh"
 #include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // Four x elements at p (8-byte aligned): the two words of a B fragment.
 __device__ __forceinline__ uint2 load_x_words(const void *p) {
@@ -273,9 +271,6 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
       alpha, beta);
 }
 
-}  // namespace kernels
-
-namespace kernels {
 
 // The instance of qgemv_mma for a pass: its scale type, zero points, 8 or 16 vectors, early start.
 template <class Code, class TX, class TY, class Variant>
@@ -314,7 +309,9 @@ auto qgemv_kernel_for(const GemvProblem &pass, bool early_start) {
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 // kTiles row tiles per block; each of its kWarps warps streams its share of the k-blocks,
 // kUnroll k-blocks of every tile in flight while the previous kUnroll are decoded;

@@ -16,10 +16,14 @@ _c_int = ctypes.c_int
 _c_char = ctypes.c_char
 _ptr = ctypes.c_void_p
 
-# Element types, the values of xgemv_datatype (those of cudaDataType_t).
-R_32F, R_64F, R_16F, R_16BF = 0, 1, 2, 14
-DATATYPE_OF_DTYPE = {torch.float32: R_32F, torch.float64: R_64F, torch.float16: R_16F,
-                     torch.bfloat16: R_16BF}
+# The element types, as src/element_types.json lists them: torch dtype -> (its xgemv_datatype,
+# the prefix of its typed entry points xgemv_<prefix>gemv...). tests/python checks this table,
+# the statuses and the structures below against that table and the headers.
+ELEMENT_TYPES = {torch.float32: (0, "s"), torch.float64: (1, "d"), torch.float16: (2, "h"),
+                 torch.bfloat16: (14, "bf16")}
+DATATYPE_OF_DTYPE = {dtype: datatype for dtype, (datatype, _) in ELEMENT_TYPES.items()}
+R_32F, R_64F = DATATYPE_OF_DTYPE[torch.float32], DATATYPE_OF_DTYPE[torch.float64]
+R_16F, R_16BF = DATATYPE_OF_DTYPE[torch.float16], DATATYPE_OF_DTYPE[torch.bfloat16]
 
 STATUS_SUCCESS = 0
 # Statuses behind which a CUDA runtime error is recorded (xgemv_last_cuda_error).
@@ -67,7 +71,7 @@ _SIGNATURES = {
     # (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy), one per element type
     **{name: ([_ptr, _c_char, _c_int64, _c_int64, _ptr, _ptr, _c_int64, _ptr, _c_int64, _ptr,
                _ptr, _c_int64], _c_int)
-       for name in ("xgemv_sgemv", "xgemv_dgemv", "xgemv_hgemv", "xgemv_bf16gemv")},
+       for name in (f"xgemv_{prefix}gemv" for _, prefix in ELEMENT_TYPES.values())},
     "xgemv_qweight_get_layout": ([ctypes.POINTER(QWeightInfo), ctypes.POINTER(QWeightLayout)],
                                  _c_int),
     "xgemv_qweight_create": ([ctypes.POINTER(_ptr), ctypes.POINTER(QWeightInfo), _ptr], _c_int),
