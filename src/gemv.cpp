@@ -65,6 +65,9 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked,
   } else if (p.y.data == nullptr || (reads_a_x && (p.a.data == nullptr || p.x.data == nullptr))) {
     return XGEMV_STATUS_NULL_POINTER;
   }
+  const RoutedOperand &r = p.routing;
+  if (p.routed() && (r.ids == nullptr || (r.down && r.weights == nullptr)))
+    return XGEMV_STATUS_NULL_POINTER;
 
   if (const xgemv_status status = check_handle_device(handle); status != XGEMV_STATUS_SUCCESS)
     return status;
@@ -74,7 +77,8 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked,
         p.pointer_arrays() ? static_cast<const void *>(p.a.array) : reads_a_x ? p.a.data : nullptr,
         p.pointer_arrays() ? static_cast<const void *>(p.x.array) : reads_a_x ? p.x.data : nullptr,
         p.pointer_arrays() ? static_cast<const void *>(p.y.array) : p.y.data, p.bias,
-        device_scalars ? p.alpha : nullptr, device_scalars ? p.beta : nullptr};
+        device_scalars ? p.alpha : nullptr, device_scalars ? p.beta : nullptr, r.ids, r.weights,
+        r.expert_bias, r.partials};
     for (const void *pointer : needed) {
       if (pointer == nullptr) continue;
       bool accessible = false;

@@ -99,6 +99,38 @@ __device__ __forceinline__ bool vectors_aligned(const T *base, int64_t ld, int b
   return is_aligned_to(base, bytes) && (ld * int64_t(sizeof(T))) % bytes == 0;
 }
 
+// The vectors of a pass of a several-vector call as the tensor-core kernels read them: vector
+// c at x + c * ld, its elements inc apart; those past `count` read the last one (into sums that
+// are never stored).
+template <class T>
+struct StridedVectors {
+  const T *x;
+  int64_t ld, inc, count;
+  __device__ __forceinline__ const T *column(int c) const {
+    return x + min(int64_t(c), count - 1) * ld;
+  }
+  // Every vector's runs of `bytes` (from a multiple of them) are one load each.
+  __device__ __forceinline__ bool aligned(int bytes) const {
+    return inc == 1 && vectors_aligned(x, ld, bytes);
+  }
+};
+
+// The block's warp values added in warp order into sums[0], for the first `used` values (after
+// a barrier; another ends it). Every thread of the block calls it.
+template <int kWarps, int kThreads, int kValues, class S>
+__device__ __forceinline__ void sum_warp_values(S (&sums)[kWarps][kValues], int used) {
+  __syncthreads();
+  if constexpr (kWarps > 1) {
+    for (int i = threadIdx.x; i < used; i += kThreads) {
+      S sum = sums[0][i];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) sum += sums[w][i];
+      sums[0][i] = sum;
+    }
+    __syncthreads();
+  }
+}
+
 // The end of a tile of kOutputs outputs x kMaxRhsPerPass vectors (value i = vector i /
 // kOutputs, output i % kOutputs). On entry sums[w] holds warp w's sums; they are added in warp
 // order (into sums[0]), combined across splits, and stored for the outputs [first_output,
@@ -112,16 +144,7 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
   constexpr int kValues = kOutputs * kMaxRhsPerPass;
   const GemvProblem &p = args.problem;
   const int used = int(vectors) * kOutputs;  // the values of the pass's vectors
-  __syncthreads();
-  if constexpr (kWarps > 1) {
-    for (int i = threadIdx.x; i < used; i += kThreads) {
-      S sum = sums[0][i];
-#pragma unroll
-      for (int w = 1; w < kWarps; ++w) sum += sums[w][i];
-      sums[0][i] = sum;
-    }
-    __syncthreads();
-  }
+  sum_warp_values<kWarps, kThreads>(sums, used);
   S *tile_sums = sums[0];
   if (args.split.count == 1 ||
       combine_splits<kValues, kThreads>(args.workspace, tile, args.split.count, int(blockIdx.y),

@@ -21,18 +21,13 @@ namespace xgemv::kernels {
 template <class TA, class TY, class S, class Variant, int kVectorSides>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     gemv_t_mma(const KernelArgs<S> args) {
-  using Step = MmaStep<TA>;
-  using Unit = typename Step::Unit;
-  static_assert(std::is_same_v<typename Step::Sum, S>);
-  constexpr int kUnits = Step::kUnits, kUnroll = Variant::kUnroll;
+  static_assert(std::is_same_v<typename MmaStep<TA>::Sum, S>);
+  constexpr int kUnroll = Variant::kUnroll;
   constexpr int kOutputs = Variant::kOutputs, kWarps = Variant::kWarps;
-  constexpr int kElems = kElemsPer16B<TA>;
-  constexpr int64_t kChunk = 4 * kElems, kWarpStep = kChunk * kUnroll;
   begin_kernel<false>();
   const GemvProblem &p = args.problem;
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int quad = lane / 4, quad_lane = lane % 4;  // fragment row (and vector) / reduction part
+  const int warp = threadIdx.x / 32, quad = threadIdx.x % 32 / 4;  // fragment row and vector
   const int64_t j0 = int64_t(blockIdx.x) * kOutputs;
   const int64_t k0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t k1 = min(p.m, k0 + args.split.length);
@@ -47,57 +42,17 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     TY *y = y_of<TY>(p, b);
     S d[kVectorSides][4] = {};
     if (alpha != S(0)) {
-      // This lane's two A columns (fragment rows quad and quad + 8) and vectors (quad, + 8).
+      // This lane's two A columns (fragment rows quad and quad + 8).
       const int64_t column_lo = j0 + quad;
       const int64_t column_hi = column_lo + 8;
-      const TA *a_lo = a + min(column_lo, p.n - 1) * p.a.ld;
-      const TA *a_hi = a + min(column_hi, p.n - 1) * p.a.ld;
-      // This lane's vectors' x (those past the pass's last read the last one, as do their
-      // masked loads below).
-      const TA *x_sides[kVectorSides];
-#pragma unroll
-      for (int g = 0; g < kVectorSides; ++g)
-        x_sides[g] = x + min(int64_t(g * 8 + quad), p.rhs_count - 1) * p.x.ld;
-      // One warp step of kUnroll chunks from reduction element k. Whole steps (kWhole: every
-      // load aligned and inside the split) load without masks: the columns past n read column
-      // n - 1 and the vectors past the pass's count the last vector, into fragment rows and
-      // columns that are never stored. The other steps mask by element.
-      const auto warp_step = [&](int64_t k, auto whole) {
-        constexpr bool kWhole = decltype(whole)::value;
-        Unit a_units[kUnroll][2][kUnits], x_units[kUnroll][kVectorSides][kUnits];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          const int64_t kk = k + u * kChunk + kElems * quad_lane;
-          const int64_t valid = kWhole ? kElems : k1 - kk;
-          load_units<TA, true>(a_lo + kk, 1, column_lo < p.n ? valid : 0, kWhole, a_units[u][0]);
-          load_units<TA, true>(a_hi + kk, 1, column_hi < p.n ? valid : 0, kWhole, a_units[u][1]);
-#pragma unroll
-          for (int g = 0; g < kVectorSides; ++g)
-            load_units<TA, false>(x_sides[g] + kk * p.x.inc, p.x.inc,
-                                  g * 8 + quad < p.rhs_count ? valid : 0, kWhole, x_units[u][g]);
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-          for (int h = 0; h < kUnits / 2; ++h)
-#pragma unroll
-            for (int g = 0; g < kVectorSides; ++g)
-              Step::mma(d[g], a_units[u][0], a_units[u][1], x_units[u][g], h);
-      };
-      int64_t k = k0 + warp * kWarpStep;
-      if (vectors_aligned(a, p.a.ld, 16) && p.x.inc == 1 && vectors_aligned(x, p.x.ld, 16))
-        for (; k + kWarpStep <= k1; k += kWarps * kWarpStep) warp_step(k, std::true_type{});
-      for (; k < k1; k += kWarps * kWarpStep) warp_step(k, std::false_type{});
+      const StridedVectors<TA> vectors{x, p.x.ld, p.x.inc, p.rhs_count};
+      mma_tile_steps<TA, kVectorSides, kUnroll, kWarps>(
+          a + min(column_lo, p.n - 1) * p.a.ld, a + min(column_hi, p.n - 1) * p.a.ld,
+          column_lo < p.n, column_hi < p.n, vectors_aligned(a, p.a.ld, 16) && vectors.aligned(16),
+          vectors, k0, k1, d);
     }
-    // d[g]: rows quad and quad + 8, vectors g * 8 + 2 * quad_lane + {0, 1} (every vector of
-    // the pass: the combine reads no other).
-#pragma unroll
-    for (int g = 0; g < kVectorSides; ++g)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = quad + (r / 2) * 8, c = g * 8 + 2 * quad_lane + r % 2;
-        warp_sums[warp][c * kOutputs + row] = d[g][r];
-      }
+    // Every vector of the pass: the combine reads no other.
+    store_fragment_sums<kOutputs>(d, warp_sums[warp]);
     finish_rhs_tile<kOutputs, kWarps, Variant::kThreads>(
         args, b * gridDim.x + blockIdx.x, warp_sums, y, j0, p.rhs_count, alpha, beta);
   }

@@ -13,12 +13,13 @@ namespace xgemv {
 using LaunchFunction = cudaError_t (*)(const GemvProblem &problem, const LaunchPlan &plan,
                                        const LaunchContext &context);
 
-// Which calls a variant serves. A call runs on one family only: quantized weights on the
-// quantized family; several right-hand sides (and, in a batch-invariant handle, single vectors)
-// on the several-right-hand-side family; other single vectors on the single-vector family. The
-// choice and plan of a several-vector or quantized variant never depend on rhs_count, so that
-// each column's bits do not either.
-enum class VariantFamily { kSingleVector, kSeveralRhs, kQuantized };
+// Which calls a variant serves. A call runs on one family only: mixture-of-experts calls on the
+// routed family (dense or quantized experts); quantized weights on the quantized family; several
+// right-hand sides (and, in a batch-invariant handle, single vectors) on the
+// several-right-hand-side family; other single vectors on the single-vector family. The choice
+// and plan of a several-vector, quantized or routed variant never depend on rhs_count (nor on
+// the tokens), so that each column's bits do not either.
+enum class VariantFamily { kSingleVector, kSeveralRhs, kQuantized, kRouted };
 
 struct KernelVariant {
   const char *name;

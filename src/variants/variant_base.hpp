@@ -11,12 +11,16 @@
 
 namespace xgemv {
 
-// The base of variant `Derived` of family kVariantFamily. The automatic choice (suits) takes
-// it where Derived::prefers(problem, device) holds, cheap shape tests that run on every call
-// (every problem it implements unless Derived says otherwise), with Derived::plan.
-template <class Derived, VariantFamily kVariantFamily>
+// The base of variant `Derived` of family kVariantFamily, whose A is the codes of quantized
+// weights where kCodesA says so (its kernels are built for the quantized element-type sets, the
+// others' for the dense ones). The automatic choice (suits) takes it where
+// Derived::prefers(problem, device) holds, cheap shape tests that run on every call (every
+// problem it implements unless Derived says otherwise), with Derived::plan.
+template <class Derived, VariantFamily kVariantFamily,
+          bool kCodesA = kVariantFamily == VariantFamily::kQuantized>
 struct VariantBase {
   static constexpr VariantFamily kFamily = kVariantFamily;
+  static constexpr bool kReadsCodes = kCodesA;
 
   static bool prefers(const GemvProblem &, const DeviceLimits &) { return true; }
 
