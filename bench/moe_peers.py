@@ -12,7 +12,8 @@ Implementations: transformers' "grouped_mm" (its default), "batched_mm" and "eag
 experts implementation ("xgemv", the module's bf16 weights as they are) and xgemv.nn.Experts
 with int4-g128 experts. Each is checked against the grouped_mm result before it is timed. A
 call's bytes are the touched experts' weights (E (1 - (1 - k/E)^T) experts for uniform routing):
-its GB/s is over those. Cold caches: each graph replays calls on R different routings (touching
+its GB/s is over those, and beside it a stream read of as many bytes (a PyTorch reduction; the
+C++ benchmark's `--suite moe` has xgemv's own read kernel). Cold caches: each graph replays calls on R different routings (touching
 about 1 GiB of experts, at most 32), and the time is per call. Ends with verdict lines.
 
 Without torch, transformers or a GPU it prints one line and exits 0 (or --skip-exit-code).
@@ -140,6 +141,18 @@ def time_calls(function, calls, capturable, replays):
     return statistics.median(times)
 
 
+def stream_read_ms(nbytes, count, replays):
+    """The stream read of `nbytes` (a reduction of them in fp32 words), per call, over `count`
+    different regions in turn: what one read of a call's bytes costs, ramp-up included."""
+    words = max(1, int(nbytes) // 4)
+    region = torch.empty(count, words, dtype=torch.float32, device="cuda").normal_()
+    out = torch.empty(count, dtype=torch.float32, device="cuda")
+    calls = [(i,) for i in range(count)]
+    ms = time_calls(lambda i: torch.sum(region[i], out=out[i]), calls, True, replays)
+    del region
+    return ms
+
+
 def run_model(name, args, results):
     experts, hidden, intermediate, top_k, kind = MODELS[name]
     progress(f"{name}: {experts} experts of {hidden} x {intermediate}, top-{top_k}")
@@ -160,6 +173,7 @@ def run_model(name, args, results):
             reference = impls["grouped_mm"][0](*calls[0]).float()
             row = {"model": name, "tokens": tokens, "routing": route, "top_k": top_k,
                    "touched_experts": distinct, "bytes": distinct * per_expert}
+            row["stream_read_ms"] = stream_read_ms(row["bytes"], count, 5 if args.quick else 20)
             for impl, (function, capturable) in impls.items():
                 if impl == "eager" and (tokens > 16 or args.quick):
                     continue
@@ -175,14 +189,17 @@ def run_model(name, args, results):
                         progress(f"{name} T={tokens} {route} {impl}: WRONG ({error:.3g})")
                         continue
                     ms = time_calls(function, calls, capturable, 5 if args.quick else 20)
-                row[impl] = {"ms": ms, "GBps": row["bytes"] / ms / 1e6, "error": error}
+                bytes_read = row["bytes"] * (0.25 if "int4" in impl else 1.0)
+                row[impl] = {"ms": ms, "GBps": bytes_read / ms / 1e6, "error": error}
+                if "int4" not in impl:
+                    row[impl]["pct_stream_read"] = 100 * row["stream_read_ms"] / ms
             base = row.get("grouped_mm", {}).get("ms")
             for impl in impls:
                 if base and "ms" in row.get(impl, {}):
                     row[impl]["speedup_vs_grouped_mm"] = base / row[impl]["ms"]
-            progress(f"{name} T={tokens} {route}: " + ", ".join(
-                f"{impl} {row[impl]['ms'] * 1e3:.1f} us" for impl in impls
-                if "ms" in row.get(impl, {})))
+            progress(f"{name} T={tokens} {route}: read {row['stream_read_ms'] * 1e3:.1f} us; " +
+                     ", ".join(f"{impl} {row[impl]['ms'] * 1e3:.1f} us" for impl in impls
+                               if "ms" in row.get(impl, {})))
             results.append(row)
     del module, quantized
     torch.cuda.empty_cache()
