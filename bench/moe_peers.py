@@ -101,7 +101,9 @@ def implementations(module, quick):
     result["eager"] = (lambda x, i, w: type(module).forward.__wrapped__(module, x, i, w)
                        if hasattr(type(module).forward, "__wrapped__") else None, False)
     result["xgemv"] = (lambda x, i, w, f=mapping["xgemv"]: f(module, x, i, w), True)
-    quantized = xgemv.nn.Experts.from_module(module, "int4-g128")
+    # int4 in groups of 128, or of 64 where the sizes are not multiples of 128 (gpt-oss's 2880).
+    group = 128 if all(n % 128 == 0 for n in module.gate_up_proj.shape[1:]) else 64
+    quantized = xgemv.nn.Experts.from_module(module, f"int4-g{group}")
     result["xgemv int4-g128"] = (lambda x, i, w: quantized(x, i, w), True)
     return result, quantized
 
@@ -148,7 +150,7 @@ def stream_read_ms(nbytes, count, replays):
     region = torch.empty(count, words, dtype=torch.float32, device="cuda").normal_()
     out = torch.empty(count, dtype=torch.float32, device="cuda")
     calls = [(i,) for i in range(count)]
-    ms = time_calls(lambda i: torch.sum(region[i], out=out[i]), calls, True, replays)
+    ms = time_calls(lambda i: torch.sum(region[i], 0, out=out[i]), calls, True, replays)
     del region
     return ms
 

@@ -76,15 +76,16 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 namespace xgemv {
 
 // kWarps warps per block on the same rows, kUnroll chunks in flight per lane, kBlocksPerSm
-// resident blocks (t_mma's).
-template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
-struct MoeMmaTile : VariantBase<MoeMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>,
-                                VariantFamily::kRouted> {
+// resident blocks (t_mma's); passes of up to kPassVectors pairs (8 or 16).
+template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks, int kPassVectors>
+struct MoeMmaTile
+    : VariantBase<MoeMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks, kPassVectors>,
+                  VariantFamily::kRouted> {
   static constexpr int kWarps = kWarpsPerBlock;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kBlocksPerSm = kResidentBlocks;
   static constexpr int kUnroll = kChunksInFlight;
-  static constexpr VariantName kName = variant_name("moe_mma", kMaxRhsPerPass);
+  static constexpr VariantName kName = variant_name("moe_mma", kPassVectors);
 
   static bool implements(const GemvProblem &p) {
     const bool sixteen_bit = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16;
@@ -110,8 +111,8 @@ struct MoeMmaTile : VariantBase<MoeMmaTile<kWarpsPerBlock, kChunksInFlight, kRes
       return for_each_routed_launch<TA, TA>(
           problem, tiles(problem), kThreads, [&](const GemvProblem &part, const LaunchPlan &plan) {
             // One side of 8 vectors holds every pair of an expert up to 8 tokens (no token
-            // chooses an expert twice); more take two.
-            const bool one_side = part.routing.tokens <= 8;
+            // chooses an expert twice); more take two where a pass carries 16.
+            const bool one_side = kPassVectors == 8 || part.routing.tokens <= 8;
             return kernels::launch_kernel(
                 one_side ? &moe_mma<TA, MoeMmaTile, 1> : &moe_mma<TA, MoeMmaTile, 2>, part, plan,
                 context);
@@ -122,6 +123,7 @@ struct MoeMmaTile : VariantBase<MoeMmaTile<kWarpsPerBlock, kChunksInFlight, kRes
   }
 };
 
-using MoeMma = MoeMmaTile<4, 4, 4>;
+using MoeMma16 = MoeMmaTile<4, 4, 4, 16>;
+using MoeMma8 = MoeMmaTile<4, 4, 4, 8>;
 
 }  // namespace xgemv

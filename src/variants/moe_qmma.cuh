@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 }
 
 // The instance of moe_qmma for a launch: its scale type, zero points, 8 or 16 vectors.
-template <class Code, class TX, class Variant>
+template <class Code, class TX, class Variant, int kPassVectors>
 auto moe_qmma_kernel_for(const GemvProblem &part) {
   using Kernel = void (*)(KernelArgs<float>);
   const auto pick = [&](auto scale, auto groups, auto zero_points, auto short_groups) -> Kernel {
@@ -109,10 +109,12 @@ auto moe_qmma_kernel_for(const GemvProblem &part) {
       return pick(scale, groups, No{}, No{});
     }
   };
-  // One side of 8 vectors holds every pair of an expert up to 8 tokens; more take two.
+  // One side of 8 vectors holds every pair of an expert up to 8 tokens; more take two where a
+  // pass carries 16.
   const auto with_vectors = [&](auto scale) -> Kernel {
-    return part.routing.tokens <= 8 ? with_layout(scale, std::integral_constant<int, 1>{})
-                                    : with_layout(scale, std::integral_constant<int, 2>{});
+    if constexpr (kPassVectors == 16)
+      if (part.routing.tokens > 8) return with_layout(scale, std::integral_constant<int, 2>{});
+    return with_layout(scale, std::integral_constant<int, 1>{});
   };
   switch (part.quant.scale_type) {
     case ElementType::kF16: return with_vectors(__half{});
@@ -126,16 +128,18 @@ auto moe_qmma_kernel_for(const GemvProblem &part) {
 namespace xgemv {
 
 // kTiles row tiles per block (2: a SwiGLU's gate and up), kWarps warps streaming shares of the
-// k-blocks, kUnroll k-blocks in flight, kBlocksPerSm resident blocks (q_mma's).
-template <int kWarpsPerBlock, int kBlocksInFlight, int kResidentBlocks>
-struct MoeQmmaTile : VariantBase<MoeQmmaTile<kWarpsPerBlock, kBlocksInFlight, kResidentBlocks>,
-                                 VariantFamily::kRouted, /*codes*/ true> {
+// k-blocks, kUnroll k-blocks in flight, kBlocksPerSm resident blocks (q_mma's); passes of up to
+// kPassVectors pairs (8 or 16).
+template <int kWarpsPerBlock, int kBlocksInFlight, int kResidentBlocks, int kPassVectors>
+struct MoeQmmaTile
+    : VariantBase<MoeQmmaTile<kWarpsPerBlock, kBlocksInFlight, kResidentBlocks, kPassVectors>,
+                  VariantFamily::kRouted, /*codes*/ true> {
   static constexpr int kTiles = 2;
   static constexpr int kWarps = kWarpsPerBlock;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kUnroll = kBlocksInFlight;
   static constexpr int kBlocksPerSm = kResidentBlocks;
-  static constexpr VariantName kName = variant_name("moe_qmma", 16 * kTiles);
+  static constexpr VariantName kName = variant_name("moe_qmma", kPassVectors);
 
   static bool implements(const GemvProblem &p) {
     const bool x16 = p.types.x == ElementType::kF16 || p.types.x == ElementType::kBF16;
@@ -159,8 +163,9 @@ struct MoeQmmaTile : VariantBase<MoeQmmaTile<kWarpsPerBlock, kBlocksInFlight, kR
     if constexpr (std::is_same_v<TX, TY>) {
       return for_each_routed_launch<TX, TY>(
           problem, tiles(problem), kThreads, [&](const GemvProblem &part, const LaunchPlan &plan) {
-            return kernels::launch_kernel(kernels::moe_qmma_kernel_for<TA, TX, MoeQmmaTile>(part),
-                                          part, plan, context);
+            return kernels::launch_kernel(
+                kernels::moe_qmma_kernel_for<TA, TX, MoeQmmaTile, kPassVectors>(part), part, plan,
+                context);
           });
     } else {
       return cudaErrorNotSupported;
@@ -168,6 +173,7 @@ struct MoeQmmaTile : VariantBase<MoeQmmaTile<kWarpsPerBlock, kBlocksInFlight, kR
   }
 };
 
-using MoeQmma = MoeQmmaTile<8, 2, 2>;
+using MoeQmma16 = MoeQmmaTile<8, 2, 2, 16>;
+using MoeQmma8 = MoeQmmaTile<8, 2, 2, 8>;
 
 }  // namespace xgemv

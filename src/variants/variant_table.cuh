@@ -63,7 +63,8 @@ using KernelVariants = VariantList<
     GemvTMma, GemvNMma, GemvTFma, GemvNFma,
     // quantized weights, 1 to 16 vectors per pass, on the tensor cores
     QgemvMma,
-    // mixture-of-experts projections: dense 16-bit experts, quantized experts
-    MoeMma, MoeQmma>;
+    // mixture-of-experts projections: dense 16-bit experts, quantized experts (passes of 16
+    // pairs; of 8, taken when forced)
+    MoeMma16, MoeQmma16, MoeMma8, MoeQmma8>;
 
 }  // namespace xgemv

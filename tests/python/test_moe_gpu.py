@@ -123,7 +123,7 @@ def _qwen3_moe_experts(experts=16, hidden=128, intermediate=64):
     return module
 
 
-def _gpt_oss_experts(experts=8, hidden=128, intermediate=96):
+def _gpt_oss_experts(experts=8, hidden=128, intermediate=128):
     from transformers.models.gpt_oss.modeling_gpt_oss import GptOssExperts
     config = transformers.GptOssConfig(hidden_size=hidden, intermediate_size=intermediate,
                                        num_local_experts=experts, num_experts_per_tok=4)
