@@ -14,14 +14,14 @@
 
 namespace xgemv::kernels {
 
-// A block's share of a routed launch, decoded by its first warp into shared memory.
+// A block's share of a routed launch, decoded into shared memory.
 struct RoutedBlock {
   short ids[kMaxRoutedPairs];      // the launch's expert ids (pair t * top_k + j), -1 for none
   short pairs[kMaxRoutedPairs];    // the block's pairs, ascending
   unsigned chosen[kMaxExperts / 32];  // the experts any pair chose, a bit each
   int expert;                      // the block's expert, -1 for a slot past the distinct ones
   int count;                       // its pairs
-  int finished_count;              // down: the tokens this block completes
+  int finished_count;              // down: the tokens this block completes on a tile
   short finished[kMaxRoutedPairs];
 };
 
@@ -45,22 +45,35 @@ __device__ __forceinline__ int routed_id(const RoutedOperand &r, int64_t i) {
   return id >= 0 && id < r.experts ? int(id) : -1;
 }
 
-// Decodes slot `slot` of the launch into `block` (every thread calls it; warp 0 works, and a
-// barrier ends it). The ids are the kernel before's: call after waiting for it.
+// Decodes slot `slot` of the launch into `block` (every thread of the block calls it; a barrier
+// ends it). Every thread loads its share of the ids at once (one round trip to L2, not one per
+// id), marks their experts, then warp 0 finds the slot's expert and its pairs. The ids are the
+// kernel before's: call after waiting for it.
+template <int kThreads>
 __device__ __forceinline__ void decode_routing(const RoutedOperand &r, int slot,
                                                RoutedBlock &block) {
+  static_assert(kMaxRoutedPairs % kThreads == 0, "whole shares of the ids");
+  constexpr int kIdsPerThread = kMaxRoutedPairs / kThreads;
+  const int pairs = int(r.tokens) * r.top_k;
+  const int words = int((r.experts + 31) / 32);
+  int ids[kIdsPerThread];
+#pragma unroll
+  for (int k = 0; k < kIdsPerThread; ++k) {
+    const int i = int(threadIdx.x) + k * kThreads;
+    ids[k] = i < pairs ? routed_id(r, i) : -1;
+  }
+  for (int w = threadIdx.x; w < words; w += kThreads) block.chosen[w] = 0u;
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kIdsPerThread; ++k) {
+    const int i = int(threadIdx.x) + k * kThreads;
+    if (i >= pairs) break;
+    block.ids[i] = short(ids[k]);
+    if (ids[k] >= 0) atomicOr(&block.chosen[ids[k] / 32], 1u << (ids[k] % 32));
+  }
+  __syncthreads();
   if (threadIdx.x < 32) {
     const int lane = threadIdx.x;
-    const int pairs = int(r.tokens) * r.top_k;
-    const int words = int((r.experts + 31) / 32);
-    for (int w = lane; w < words; w += 32) block.chosen[w] = 0u;
-    __syncwarp();
-    for (int i = lane; i < pairs; i += 32) {
-      const int e = routed_id(r, i);
-      block.ids[i] = short(e);
-      if (e >= 0) atomicOr(&block.chosen[e / 32], 1u << (e % 32));
-    }
-    __syncwarp();
     // The slot-th chosen expert, ascending: each lane counts its words' bits.
     const int per_lane = (words + 31) / 32, first_word = lane * per_lane;
     int bits = 0;
@@ -98,7 +111,6 @@ __device__ __forceinline__ void decode_routing(const RoutedOperand &r, int slot,
     if (lane == 0) {
       block.expert = expert;
       block.count = count;
-      block.finished_count = 0;
     }
   }
   __syncthreads();
@@ -213,6 +225,8 @@ __device__ __forceinline__ void finish_tokens(const RoutedOperand &r, RoutedBloc
                                               const float *partials, unsigned *counters,
                                               int64_t tile, int64_t tiles, int64_t outputs,
                                               TY *y, int64_t ldy) {
+  // The last tile's finish read the count before this tile's passes' barriers.
+  if (threadIdx.x == 0) block.finished_count = 0;
   __syncthreads();  // every partial of the block is stored
   for (int i = threadIdx.x; i < block.count; i += kThreads) {
     const int t = block.pairs[i] / r.top_k;

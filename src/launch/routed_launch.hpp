@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "launch/launch_plan.hpp"
 
@@ -40,17 +41,44 @@ inline int64_t routed_tokens_per_launch(const GemvProblem &p, int64_t tiles) {
   return tokens;
 }
 
-// The grid of a launch of `tokens` tokens: tiles on x, one expert slot on y per expert that
-// can be chosen (no more than the pairs, nor the experts).
-inline LaunchPlan routed_plan(const GemvProblem &p, int64_t tiles, int64_t tokens, int threads) {
+// Output tiles one block of a routed launch takes (in turn, its routing decoded once for them):
+// as many as leave the launch kRoutedWaves rounds of the device's resident blocks, up to
+// kMaxRoutedTilesPerBlock. The slots are an upper bound of the experts the ids choose.
+inline constexpr int64_t kRoutedWaves = 4, kMaxRoutedTilesPerBlock = 8;
+inline int64_t routed_tiles_per_block(int64_t tiles, int64_t slots, const DeviceLimits &device,
+                                      int blocks_per_sm) {
+  // TEMPORARY: the probe's knob
+  if (const char *v = std::getenv("XGEMV_ROUTED_TILES_PER_BLOCK")) return std::max(1, std::atoi(v));
+  const int64_t resident = int64_t(device.sm_count) * blocks_per_sm;
+  return std::clamp<int64_t>(tiles * slots / (kRoutedWaves * resident), 1,
+                             kMaxRoutedTilesPerBlock);
+}
+
+// The grid of a routed launch: `tile_blocks` on x (each a run of consecutive output tiles), one
+// expert slot on y per expert that its `tokens` can choose (no more than their pairs, nor the
+// experts).
+inline LaunchPlan routed_plan(const GemvProblem &p, int64_t tile_blocks, int64_t tokens,
+                              int threads) {
   const int64_t slots = std::min(tokens * p.routing.top_k, p.routing.experts);
-  return {dim3(unsigned(tiles), unsigned(std::max<int64_t>(slots, 1)), 1), dim3(threads), {}};
+  return {dim3(unsigned(tile_blocks), unsigned(std::max<int64_t>(slots, 1)), 1), dim3(threads),
+          {}};
+}
+
+// The plan of a routed call's first (largest) launch, from which every launch takes its tile
+// blocks.
+inline LaunchPlan routed_call_plan(const GemvProblem &p, int64_t tiles, int threads,
+                                   const DeviceLimits &device, int blocks_per_sm) {
+  const int64_t tokens = routed_tokens_per_launch(p, tiles);
+  const int64_t slots = std::min(tokens * p.routing.top_k, p.routing.experts);
+  const int64_t per_block = routed_tiles_per_block(tiles, slots, device, blocks_per_sm);
+  return routed_plan(p, ceil_div(tiles, per_block), tokens, threads);
 }
 
 // Runs launch(part, plan) for consecutive tokens, as many at a time as one launch takes (x, y,
-// ids and weights of part moved on to its first token); TX, TY: x's and y's element types.
+// ids and weights of part moved on to its first token), each on the tile blocks of the call's
+// plan; TX, TY: x's and y's element types.
 template <class TX, class TY, class Launch>
-cudaError_t for_each_routed_launch(const GemvProblem &p, int64_t tiles, int threads,
+cudaError_t for_each_routed_launch(const GemvProblem &p, int64_t tiles, const LaunchPlan &call,
                                    Launch &&launch) {
   const RoutedOperand &r = p.routing;
   const int64_t per_launch = routed_tokens_per_launch(p, tiles);
@@ -67,8 +95,8 @@ cudaError_t for_each_routed_launch(const GemvProblem &p, int64_t tiles, int thre
       part.routing.weights = static_cast<const char *>(r.weights) + pairs0 * weight_bytes;
     part.x.data = static_cast<const TX *>(p.x.data) + (r.down ? pairs0 : t0) * p.x.ld;
     part.y.data = static_cast<TY *>(p.y.data) + (r.down ? t0 : pairs0) * p.y.ld;
-    if (const cudaError_t error = launch(part, routed_plan(part, tiles, tokens, threads));
-        error != cudaSuccess)
+    const LaunchPlan plan = routed_plan(part, call.grid.x, tokens, int(call.block.x));
+    if (const cudaError_t error = launch(part, plan); error != cudaSuccess)
       return error;
   }
   return cudaSuccess;

@@ -29,46 +29,51 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const bool down = r.down;
   __shared__ RoutedBlock block;
   __shared__ float warp_sums[kWarps][kRows * kMaxRhsPerPass];
-  decode_routing(r, int(blockIdx.y), block);
-  const int64_t tile = blockIdx.x;
+  decode_routing<kThreads>(r, int(blockIdx.y), block);
+  const int64_t tiles = Variant::tiles(p);
   TA *y = static_cast<TA *>(p.y.data);
-  if (down && !r.accumulate && blockIdx.y == 0)
-    zero_unrouted_tokens<TA, kThreads, kRows>(r, block, tile, p.n, y, p.y.ld);
-  if (block.expert < 0) return;
-
-  // This lane's rows (fragment rows quad and quad + 8): 16 consecutive rows, or a SwiGLU's gate
-  // and up rows of output 8 tile + quad.
-  const int warp = threadIdx.x / 32, quad = threadIdx.x % 32 / 4;
-  const bool swiglu = !down && r.activation != MoeActivation::kIdentity;
-  RoutedRows rows{16 * tile, kRows, 1, 0};
-  int64_t row_lo = 16 * tile + quad, row_hi = row_lo + 8;
-  if (swiglu) {
-    rows = {8 * tile, 8, 1, 8};
-    const UpRows at = up_rows(r.activation, p.n, rows.first + quad);
-    row_lo = at.gate;
-    row_hi = at.up;
-  }
-  const TA *a = static_cast<const TA *>(p.a.data) + int64_t(block.expert) * p.a.stride;
+  const TA *a = static_cast<const TA *>(p.a.data) + int64_t(max(block.expert, 0)) * p.a.stride;
   const TA *x = static_cast<const TA *>(p.x.data);
   const bool aligned = vectors_aligned(a, p.a.ld, 16) && vectors_aligned(x, p.x.ld, 16);
   float *partials =
       static_cast<float *>(r.partials != nullptr ? r.partials : args.workspace.partials);
+  const int warp = threadIdx.x / 32, quad = threadIdx.x % 32 / 4;
+  const bool swiglu = !down && r.activation != MoeActivation::kIdentity;
 
-  for (int first = 0; first < block.count; first += 8 * kVectorSides) {
-    const int vectors = min(8 * kVectorSides, block.count - first);
-    const PairVectors<TA> columns{x, p.x.ld, block.pairs + first, vectors, down ? 1 : r.top_k};
-    float d[kVectorSides][4] = {};
-    mma_tile_steps<TA, kVectorSides, Variant::kUnroll, kWarps>(
-        a + min(row_lo, p.n - 1) * p.a.ld, a + min(row_hi, p.n - 1) * p.a.ld, row_lo < p.n,
-        row_hi < p.n, aligned, columns, 0, p.m, d);
-    store_fragment_sums<kRows>(d, warp_sums[warp]);
-    sum_warp_values<kWarps, kThreads>(warp_sums, vectors * kRows);
-    store_routed_pass<TA, kThreads, kRows>(p, block, first, vectors, warp_sums[0], rows, partials);
-    __syncthreads();  // the sums are reused by the next pass
+  // The block's run of consecutive output tiles.
+  const int64_t per_block = ceil_div(tiles, gridDim.x);
+  for (int64_t tile = blockIdx.x * per_block; tile < min(tiles, (blockIdx.x + 1) * per_block);
+       ++tile) {
+    if (down && !r.accumulate && blockIdx.y == 0)
+      zero_unrouted_tokens<TA, kThreads, kRows>(r, block, tile, p.n, y, p.y.ld);
+    if (block.expert < 0) continue;
+    // This lane's rows (fragment rows quad and quad + 8): 16 consecutive rows, or a SwiGLU's
+    // gate and up rows of output 8 tile + quad.
+    RoutedRows rows{16 * tile, kRows, 1, 0};
+    int64_t row_lo = 16 * tile + quad, row_hi = row_lo + 8;
+    if (swiglu) {
+      rows = {8 * tile, 8, 1, 8};
+      const UpRows at = up_rows(r.activation, p.n, rows.first + quad);
+      row_lo = at.gate;
+      row_hi = at.up;
+    }
+    for (int first = 0; first < block.count; first += 8 * kVectorSides) {
+      const int vectors = min(8 * kVectorSides, block.count - first);
+      const PairVectors<TA> columns{x, p.x.ld, block.pairs + first, vectors, down ? 1 : r.top_k};
+      float d[kVectorSides][4] = {};
+      mma_tile_steps<TA, kVectorSides, Variant::kUnroll, kWarps>(
+          a + min(row_lo, p.n - 1) * p.a.ld, a + min(row_hi, p.n - 1) * p.a.ld, row_lo < p.n,
+          row_hi < p.n, aligned, columns, 0, p.m, d);
+      store_fragment_sums<kRows>(d, warp_sums[warp]);
+      sum_warp_values<kWarps, kThreads>(warp_sums, vectors * kRows);
+      store_routed_pass<TA, kThreads, kRows>(p, block, first, vectors, warp_sums[0], rows,
+                                             partials);
+      __syncthreads();  // the sums are reused by the next pass
+    }
+    if (down)
+      finish_tokens<TA, kThreads, kRows>(r, block, partials, args.workspace.tile_counters, tile,
+                                         tiles, p.n, y, p.y.ld);
   }
-  if (down)
-    finish_tokens<TA, kThreads, kRows>(r, block, partials, args.workspace.tile_counters, tile,
-                                       gridDim.x, p.n, y, p.y.ld);
 }
 
 }  // namespace xgemv::kernels
@@ -93,23 +98,23 @@ struct MoeMmaTile
   }
 
   // Output tiles: 16 rows, or the 8 outputs of a SwiGLU's 16 rows.
-  static int64_t tiles(const GemvProblem &p) {
+  static constexpr int64_t tiles(const GemvProblem &p) {
     const bool swiglu = !p.routing.down && p.routing.activation != MoeActivation::kIdentity;
     return swiglu ? ceil_div(p.n / 2, 8) : ceil_div(p.n, 16);
   }
 
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &) {
-    return routed_plan(p, tiles(p), routed_tokens_per_launch(p, tiles(p)), kThreads);
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    return routed_call_plan(p, tiles(p), kThreads, device, kBlocksPerSm);
   }
 
   template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &,
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &call,
                             const LaunchContext &context) {
     if constexpr (std::is_same_v<TA, TX> && std::is_same_v<TA, TY> &&
                   (std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16>)) {
       using kernels::moe_mma;
       return for_each_routed_launch<TA, TA>(
-          problem, tiles(problem), kThreads, [&](const GemvProblem &part, const LaunchPlan &plan) {
+          problem, tiles(problem), call, [&](const GemvProblem &part, const LaunchPlan &plan) {
             // One side of 8 vectors holds every pair of an expert up to 8 tokens (no token
             // chooses an expert twice); more take two where a pass carries 16.
             const bool one_side = kPassVectors == 8 || part.routing.tokens <= 8;

@@ -28,12 +28,9 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const QuantOperand &q = p.quant;
   __shared__ RoutedBlock block;
   __shared__ float warp_sums[kWarps][kRows * kMaxRhsPerPass];
-  decode_routing(r, int(blockIdx.y), block);
-  const int64_t tile = blockIdx.x;
+  decode_routing<kThreads>(r, int(blockIdx.y), block);
+  const int64_t tiles = Variant::tiles(p);
   TX *y = static_cast<TX *>(p.y.data);
-  if (r.down && !r.accumulate && blockIdx.y == 0)
-    zero_unrouted_tokens<TX, kThreads, kRows>(r, block, tile, p.n, y, p.y.ld);
-  if (block.expert < 0) return;
 
   // This warp's k-blocks: a contiguous share of all of them, kUnroll at a time.
   const int warp = threadIdx.x / 32;
@@ -41,22 +38,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const int share = int(ceil_div(ceil_div(k_blocks, kWarps), kUnroll)) * kUnroll;
   const int kb_begin = min(k_blocks, warp * share);
   const int count = min(k_blocks, kb_begin + share) - kb_begin;
-  // The block's row tiles: kTiles consecutive ones (their rows the outputs, or a SwiGLU's
-  // interleaved gate and up rows), or a SwiGLU's tile of gate rows and its tile of up rows.
-  const int64_t row_tiles = ceil_div(p.n, 16);
-  int64_t tiles[kTiles];
-  RoutedRows rows{kRows * tile, kRows, 1, 0};
-#pragma unroll
-  for (int t = 0; t < kTiles; ++t) tiles[t] = min(kTiles * tile + t, row_tiles - 1);
-  if (!r.down && r.activation == MoeActivation::kSwiglu) {
-    tiles[0] = min(tile, row_tiles - 1);
-    tiles[1] = min(p.n / 2 / 16 + tile, row_tiles - 1);
-    rows = {16 * tile, 16, 1, 16};
-  } else if (!r.down && r.activation != MoeActivation::kIdentity) {
-    rows = {16 * tile, 16, 2, 1};
-  }
   // The expert's storage: expert 0's parts moved on by a.stride bytes per expert.
-  const int64_t offset = int64_t(block.expert) * p.a.stride;
+  const int64_t offset = int64_t(max(block.expert, 0)) * p.a.stride;
   const QuantParts parts{static_cast<const unsigned char *>(p.a.data) + offset,
                          static_cast<const unsigned char *>(q.scales) + offset,
                          q.zeros != nullptr ? q.zeros + offset : nullptr,
@@ -67,26 +50,50 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   const TX *x = static_cast<const TX *>(p.x.data);
   float *partials =
       static_cast<float *>(r.partials != nullptr ? r.partials : args.workspace.partials);
+  const int64_t row_tiles = ceil_div(p.n, 16);
 
-  for (int first = 0; first < block.count; first += 8 * kGroups) {
-    const int vectors = min(8 * kGroups, block.count - first);
-    const PairVectors<TX> columns{x, p.x.ld, block.pairs + first, vectors,
-                                  r.down ? 1 : r.top_k};
-    QmmaWarpStream<Code, TX, TS, kTiles, kUnroll, kGroups, kZeroPoints, kShortGroups> stream(
-        parts, tiles, kb_begin, count);
-    float acc[kTiles][kGroups][4] = {};
-    if (count > 0) {
-      stream.load_first();
-      stream.run(columns, p.m, acc);
+  // The block's run of consecutive output tiles.
+  const int64_t per_block = ceil_div(tiles, gridDim.x);
+  for (int64_t tile = blockIdx.x * per_block; tile < min(tiles, (blockIdx.x + 1) * per_block);
+       ++tile) {
+    if (r.down && !r.accumulate && blockIdx.y == 0)
+      zero_unrouted_tokens<TX, kThreads, kRows>(r, block, tile, p.n, y, p.y.ld);
+    if (block.expert < 0) continue;
+    // The tile's row tiles of the weight: kTiles consecutive ones (their rows the outputs, or a
+    // SwiGLU's interleaved gate and up rows), or a SwiGLU's tile of gate rows and its tile of up
+    // rows.
+    int64_t row_tile[kTiles];
+    RoutedRows rows{kRows * tile, kRows, 1, 0};
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t) row_tile[t] = min(kTiles * tile + t, row_tiles - 1);
+    if (!r.down && r.activation == MoeActivation::kSwiglu) {
+      row_tile[0] = min(tile, row_tiles - 1);
+      row_tile[1] = min(p.n / 2 / 16 + tile, row_tiles - 1);
+      rows = {16 * tile, 16, 1, 16};
+    } else if (!r.down && r.activation != MoeActivation::kIdentity) {
+      rows = {16 * tile, 16, 2, 1};
     }
-    store_tile_sums<kRows>(acc, warp_sums[warp]);
-    sum_warp_values<kWarps, kThreads>(warp_sums, vectors * kRows);
-    store_routed_pass<TX, kThreads, kRows>(p, block, first, vectors, warp_sums[0], rows, partials);
-    __syncthreads();  // the sums are reused by the next pass
+    for (int first = 0; first < block.count; first += 8 * kGroups) {
+      const int vectors = min(8 * kGroups, block.count - first);
+      const PairVectors<TX> columns{x, p.x.ld, block.pairs + first, vectors,
+                                    r.down ? 1 : r.top_k};
+      QmmaWarpStream<Code, TX, TS, kTiles, kUnroll, kGroups, kZeroPoints, kShortGroups> stream(
+          parts, row_tile, kb_begin, count);
+      float acc[kTiles][kGroups][4] = {};
+      if (count > 0) {
+        stream.load_first();
+        stream.run(columns, p.m, acc);
+      }
+      store_tile_sums<kRows>(acc, warp_sums[warp]);
+      sum_warp_values<kWarps, kThreads>(warp_sums, vectors * kRows);
+      store_routed_pass<TX, kThreads, kRows>(p, block, first, vectors, warp_sums[0], rows,
+                                             partials);
+      __syncthreads();  // the sums are reused by the next pass
+    }
+    if (r.down)
+      finish_tokens<TX, kThreads, kRows>(r, block, partials, args.workspace.tile_counters, tile,
+                                         tiles, p.n, y, p.y.ld);
   }
-  if (r.down)
-    finish_tokens<TX, kThreads, kRows>(r, block, partials, args.workspace.tile_counters, tile,
-                                       gridDim.x, p.n, y, p.y.ld);
 }
 
 // The instance of moe_qmma for a launch: its scale type, zero points, 8 or 16 vectors.
@@ -148,21 +155,21 @@ struct MoeQmmaTile
   }
 
   // Output tiles: 32 rows, or the 16 outputs of a SwiGLU's 32 rows.
-  static int64_t tiles(const GemvProblem &p) {
+  static constexpr int64_t tiles(const GemvProblem &p) {
     const bool swiglu = !p.routing.down && p.routing.activation != MoeActivation::kIdentity;
     return swiglu ? ceil_div(p.n / 2, 16) : ceil_div(p.n, 16 * kTiles);
   }
 
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &) {
-    return routed_plan(p, tiles(p), routed_tokens_per_launch(p, tiles(p)), kThreads);
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    return routed_call_plan(p, tiles(p), kThreads, device, kBlocksPerSm);
   }
 
   template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &,
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &call,
                             const LaunchContext &context) {
     if constexpr (std::is_same_v<TX, TY>) {
       return for_each_routed_launch<TX, TY>(
-          problem, tiles(problem), kThreads, [&](const GemvProblem &part, const LaunchPlan &plan) {
+          problem, tiles(problem), call, [&](const GemvProblem &part, const LaunchPlan &plan) {
             return kernels::launch_kernel(
                 kernels::moe_qmma_kernel_for<TA, TX, MoeQmmaTile, kPassVectors>(part), part, plan,
                 context);

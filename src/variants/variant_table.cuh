@@ -63,8 +63,8 @@ using KernelVariants = VariantList<
     GemvTMma, GemvNMma, GemvTFma, GemvNFma,
     // quantized weights, 1 to 16 vectors per pass, on the tensor cores
     QgemvMma,
-    // mixture-of-experts projections: dense 16-bit experts, quantized experts (passes of 16
-    // pairs; of 8, taken when forced)
-    MoeMma16, MoeQmma16, MoeMma8, MoeQmma8>;
+    // mixture-of-experts projections: dense 16-bit experts, quantized experts (passes of 8
+    // pairs; of 16, taken when forced)
+    MoeMma8, MoeQmma8, MoeMma16, MoeQmma16>;
 
 }  // namespace xgemv
