@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "launch/launch_plan.hpp"
 
@@ -47,8 +46,6 @@ inline int64_t routed_tokens_per_launch(const GemvProblem &p, int64_t tiles) {
 inline constexpr int64_t kRoutedWaves = 4, kMaxRoutedTilesPerBlock = 8;
 inline int64_t routed_tiles_per_block(int64_t tiles, int64_t slots, const DeviceLimits &device,
                                       int blocks_per_sm) {
-  // TEMPORARY: the probe's knob
-  if (const char *v = std::getenv("XGEMV_ROUTED_TILES_PER_BLOCK")) return std::max(1, std::atoi(v));
   const int64_t resident = int64_t(device.sm_count) * blocks_per_sm;
   return std::clamp<int64_t>(tiles * slots / (kRoutedWaves * resident), 1,
                              kMaxRoutedTilesPerBlock);

@@ -2,8 +2,10 @@
 // A block owns 16 rows of one expert (the 16-row side of mma.m16n8k16) and every pair (t, j)
 // that chose it: the expert of its slot (kernels/moe_routing.cuh), its pairs the vectors of
 // t_mma's warp steps (mma_tile_steps: each lane's 16-byte loads of the rows and of the pairs' x
-// are its fragments), in passes of up to 16 vectors, so every chosen expert's rows are read once
-// for up to 16 of its pairs. The block's warps take interleaved steps of the inputs; their sums
+// are its fragments), in passes of up to 8 vectors (one 8-column side: a second side costs
+// more in registers than a second pass, whose reads of the block's rows hit L2, costs in time),
+// so every chosen expert's rows come from memory once. A block takes a run of consecutive
+// output tiles of its expert, its routing decoded once for them. The block's warps take interleaved steps of the inputs; their sums
 // meet in shared memory. Up: a SwiGLU's 16 rows are the gate and up rows of 8 outputs (lane rows
 // quad and quad + 8), activated in the epilogue; down: the pairs' sums go to the workspace and
 // the block completing a token adds its experts' terms in order (finish_tokens).
@@ -17,12 +19,11 @@
 
 namespace xgemv::kernels {
 
-// kVectorSides 8-vector sides per pass: 1 for up to 8 pairs, 2 for up to 16.
-template <class TA, class Variant, int kVectorSides>
+template <class TA, class Variant>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     moe_mma(const KernelArgs<float> args) {
   constexpr int kWarps = Variant::kWarps, kThreads = Variant::kThreads;
-  constexpr int kRows = 16;
+  constexpr int kRows = 16, kPassPairs = Variant::kPassPairs;
   begin_kernel<false>();  // the ids and x are the work before's
   const GemvProblem &p = args.problem;
   const RoutedOperand &r = p.routing;
@@ -57,11 +58,11 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
       row_lo = at.gate;
       row_hi = at.up;
     }
-    for (int first = 0; first < block.count; first += 8 * kVectorSides) {
-      const int vectors = min(8 * kVectorSides, block.count - first);
+    for (int first = 0; first < block.count; first += kPassPairs) {
+      const int vectors = min(kPassPairs, block.count - first);
       const PairVectors<TA> columns{x, p.x.ld, block.pairs + first, vectors, down ? 1 : r.top_k};
-      float d[kVectorSides][4] = {};
-      mma_tile_steps<TA, kVectorSides, Variant::kUnroll, kWarps>(
+      float d[1][4] = {};
+      mma_tile_steps<TA, 1, Variant::kUnroll, kWarps>(
           a + min(row_lo, p.n - 1) * p.a.ld, a + min(row_hi, p.n - 1) * p.a.ld, row_lo < p.n,
           row_hi < p.n, aligned, columns, 0, p.m, d);
       store_fragment_sums<kRows>(d, warp_sums[warp]);
@@ -81,16 +82,17 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 namespace xgemv {
 
 // kWarps warps per block on the same rows, kUnroll chunks in flight per lane, kBlocksPerSm
-// resident blocks (t_mma's); passes of up to kPassVectors pairs (8 or 16).
-template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks, int kPassVectors>
+// resident blocks (t_mma's); passes of up to 8 pairs.
+template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
 struct MoeMmaTile
-    : VariantBase<MoeMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks, kPassVectors>,
+    : VariantBase<MoeMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>,
                   VariantFamily::kRouted> {
   static constexpr int kWarps = kWarpsPerBlock;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kBlocksPerSm = kResidentBlocks;
   static constexpr int kUnroll = kChunksInFlight;
-  static constexpr VariantName kName = variant_name("moe_mma", kPassVectors);
+  static constexpr int kPassPairs = 8;
+  static constexpr VariantName kName = variant_name("moe_mma", kPassPairs);
 
   static bool implements(const GemvProblem &p) {
     const bool sixteen_bit = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16;
@@ -112,15 +114,9 @@ struct MoeMmaTile
                             const LaunchContext &context) {
     if constexpr (std::is_same_v<TA, TX> && std::is_same_v<TA, TY> &&
                   (std::is_same_v<TA, __half> || std::is_same_v<TA, __nv_bfloat16>)) {
-      using kernels::moe_mma;
       return for_each_routed_launch<TA, TA>(
           problem, tiles(problem), call, [&](const GemvProblem &part, const LaunchPlan &plan) {
-            // One side of 8 vectors holds every pair of an expert up to 8 tokens (no token
-            // chooses an expert twice); more take two where a pass carries 16.
-            const bool one_side = kPassVectors == 8 || part.routing.tokens <= 8;
-            return kernels::launch_kernel(
-                one_side ? &moe_mma<TA, MoeMmaTile, 1> : &moe_mma<TA, MoeMmaTile, 2>, part, plan,
-                context);
+            return kernels::launch_kernel(&kernels::moe_mma<TA, MoeMmaTile>, part, plan, context);
           });
     } else {
       return cudaErrorNotSupported;
@@ -128,7 +124,6 @@ struct MoeMmaTile
   }
 };
 
-using MoeMma16 = MoeMmaTile<4, 4, 4, 16>;
-using MoeMma8 = MoeMmaTile<4, 4, 4, 8>;
+using MoeMma = MoeMmaTile<4, 4, 4>;
 
 }  // namespace xgemv

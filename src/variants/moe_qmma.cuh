@@ -2,8 +2,9 @@
 // tensor cores. A block owns kTiles row tiles of one expert's packed codes and every pair (t, j)
 // that chose it (the expert of its slot, kernels/moe_routing.cuh); its warps stream contiguous
 // shares of the k-blocks as the quantized GEMV's do (kernels/qmma_stream.cuh), the pairs' x
-// their vectors, in passes of up to 16, so every chosen expert's tiles are read once for up to 16
-// of its pairs. Up with a SwiGLU: the block's two tiles are the gate and up rows of 16 outputs
+// their vectors, in passes of up to 8 (one 8-vector side, as for dense experts), so every chosen
+// expert's tiles come from memory once. A block takes a run of consecutive output tiles of its
+// expert, its routing decoded once for them. Up with a SwiGLU: the block's two tiles are the gate and up rows of 16 outputs
 // (halves: a tile of each half; interleaved: two consecutive tiles). Down: the pairs' sums go to
 // the workspace and the block completing a token adds its experts' terms in order.
 #pragma once
@@ -15,8 +16,7 @@
 
 namespace xgemv::kernels {
 
-template <class Code, class TX, class TS, class Variant, int kGroups, bool kZeroPoints,
-          bool kShortGroups>
+template <class Code, class TX, class TS, class Variant, bool kZeroPoints, bool kShortGroups>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     moe_qmma(const KernelArgs<float> args) {
   constexpr int kTiles = Variant::kTiles, kWarps = Variant::kWarps, kUnroll = Variant::kUnroll;
@@ -73,13 +73,13 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     } else if (!r.down && r.activation != MoeActivation::kIdentity) {
       rows = {16 * tile, 16, 2, 1};
     }
-    for (int first = 0; first < block.count; first += 8 * kGroups) {
-      const int vectors = min(8 * kGroups, block.count - first);
+    for (int first = 0; first < block.count; first += Variant::kPassPairs) {
+      const int vectors = min(Variant::kPassPairs, block.count - first);
       const PairVectors<TX> columns{x, p.x.ld, block.pairs + first, vectors,
                                     r.down ? 1 : r.top_k};
-      QmmaWarpStream<Code, TX, TS, kTiles, kUnroll, kGroups, kZeroPoints, kShortGroups> stream(
+      QmmaWarpStream<Code, TX, TS, kTiles, kUnroll, 1, kZeroPoints, kShortGroups> stream(
           parts, row_tile, kb_begin, count);
-      float acc[kTiles][kGroups][4] = {};
+      float acc[kTiles][1][4] = {};
       if (count > 0) {
         stream.load_first();
         stream.run(columns, p.m, acc);
@@ -96,37 +96,29 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-// The instance of moe_qmma for a launch: its scale type, zero points, 8 or 16 vectors.
-template <class Code, class TX, class Variant, int kPassVectors>
+// The instance of moe_qmma for a launch: its scale type and zero points.
+template <class Code, class TX, class Variant>
 auto moe_qmma_kernel_for(const GemvProblem &part) {
   using Kernel = void (*)(KernelArgs<float>);
-  const auto pick = [&](auto scale, auto groups, auto zero_points, auto short_groups) -> Kernel {
-    return &moe_qmma<Code, TX, decltype(scale), Variant, decltype(groups)::value,
-                     decltype(zero_points)::value, decltype(short_groups)::value>;
+  const auto pick = [&](auto scale, auto zero_points, auto short_groups) -> Kernel {
+    return &moe_qmma<Code, TX, decltype(scale), Variant, decltype(zero_points)::value,
+                     decltype(short_groups)::value>;
   };
-  const auto with_layout = [&](auto scale, auto groups) -> Kernel {
+  const auto with_layout = [&](auto scale) -> Kernel {
     using Yes = std::true_type;
     using No = std::false_type;
     if constexpr (CodeTraits<Code>::kZeroPoints) {
       const bool zeros = part.quant.zeros != nullptr, short_groups = part.quant.group_shift == 5;
-      if (zeros)
-        return short_groups ? pick(scale, groups, Yes{}, Yes{}) : pick(scale, groups, Yes{}, No{});
-      return short_groups ? pick(scale, groups, No{}, Yes{}) : pick(scale, groups, No{}, No{});
+      if (zeros) return short_groups ? pick(scale, Yes{}, Yes{}) : pick(scale, Yes{}, No{});
+      return short_groups ? pick(scale, No{}, Yes{}) : pick(scale, No{}, No{});
     } else {
-      return pick(scale, groups, No{}, No{});
+      return pick(scale, No{}, No{});
     }
   };
-  // One side of 8 vectors holds every pair of an expert up to 8 tokens; more take two where a
-  // pass carries 16.
-  const auto with_vectors = [&](auto scale) -> Kernel {
-    if constexpr (kPassVectors == 16)
-      if (part.routing.tokens > 8) return with_layout(scale, std::integral_constant<int, 2>{});
-    return with_layout(scale, std::integral_constant<int, 1>{});
-  };
   switch (part.quant.scale_type) {
-    case ElementType::kF16: return with_vectors(__half{});
-    case ElementType::kBF16: return with_vectors(__nv_bfloat16{});
-    default: return with_vectors(float{});
+    case ElementType::kF16: return with_layout(__half{});
+    case ElementType::kBF16: return with_layout(__nv_bfloat16{});
+    default: return with_layout(float{});
   }
 }
 
@@ -136,17 +128,18 @@ namespace xgemv {
 
 // kTiles row tiles per block (2: a SwiGLU's gate and up), kWarps warps streaming shares of the
 // k-blocks, kUnroll k-blocks in flight, kBlocksPerSm resident blocks (q_mma's); passes of up to
-// kPassVectors pairs (8 or 16).
-template <int kWarpsPerBlock, int kBlocksInFlight, int kResidentBlocks, int kPassVectors>
+// 8 pairs.
+template <int kWarpsPerBlock, int kBlocksInFlight, int kResidentBlocks>
 struct MoeQmmaTile
-    : VariantBase<MoeQmmaTile<kWarpsPerBlock, kBlocksInFlight, kResidentBlocks, kPassVectors>,
+    : VariantBase<MoeQmmaTile<kWarpsPerBlock, kBlocksInFlight, kResidentBlocks>,
                   VariantFamily::kRouted, /*codes*/ true> {
   static constexpr int kTiles = 2;
   static constexpr int kWarps = kWarpsPerBlock;
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kUnroll = kBlocksInFlight;
   static constexpr int kBlocksPerSm = kResidentBlocks;
-  static constexpr VariantName kName = variant_name("moe_qmma", kPassVectors);
+  static constexpr int kPassPairs = 8;
+  static constexpr VariantName kName = variant_name("moe_qmma", kPassPairs);
 
   static bool implements(const GemvProblem &p) {
     const bool x16 = p.types.x == ElementType::kF16 || p.types.x == ElementType::kBF16;
@@ -171,7 +164,7 @@ struct MoeQmmaTile
       return for_each_routed_launch<TX, TY>(
           problem, tiles(problem), call, [&](const GemvProblem &part, const LaunchPlan &plan) {
             return kernels::launch_kernel(
-                kernels::moe_qmma_kernel_for<TA, TX, MoeQmmaTile, kPassVectors>(part), part, plan,
+                kernels::moe_qmma_kernel_for<TA, TX, MoeQmmaTile>(part), part, plan,
                 context);
           });
     } else {
@@ -180,7 +173,6 @@ struct MoeQmmaTile
   }
 };
 
-using MoeQmma16 = MoeQmmaTile<8, 2, 2, 16>;
-using MoeQmma8 = MoeQmmaTile<8, 2, 2, 8>;
+using MoeQmma = MoeQmmaTile<8, 2, 2>;
 
 }  // namespace xgemv

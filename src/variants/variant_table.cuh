@@ -63,8 +63,7 @@ using KernelVariants = VariantList<
     GemvTMma, GemvNMma, GemvTFma, GemvNFma,
     // quantized weights, 1 to 16 vectors per pass, on the tensor cores
     QgemvMma,
-    // mixture-of-experts projections: dense 16-bit experts, quantized experts (passes of 8
-    // pairs; of 16, taken when forced)
-    MoeMma8, MoeQmma8, MoeMma16, MoeQmma16>;
+    // mixture-of-experts projections: dense 16-bit experts, quantized experts
+    MoeMma, MoeQmma>;
 
 }  // namespace xgemv

@@ -84,6 +84,8 @@ def parse_arguments(argv):
     parser.add_argument("--check-tokens", type=int, default=8, help="steps compared with fp32")
     parser.add_argument("--no-reference", action="store_true",
                         help="no fp32 runs (a large model and its fp32 copy need not fit)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print where an eager step's GPU time goes, by kernel kind")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     args = parser.parse_args(argv)
@@ -182,6 +184,35 @@ class Decoder:
         return statistics.median(times)
 
 
+# Kernel kinds of a decode step, by the first pattern a kernel's name contains.
+KERNEL_KINDS = (("experts (xgemv)", ("moe_mma", "moe_qmma")),
+                ("experts (grouped GEMM)", ("grouped",)),
+                ("attention", ("flash", "fmha", "attention", "sdpa", "efficient")),
+                ("GEMV and GEMM", ("gemv", "gemm", "cutlass", "xmma", "nvjet", "mma")),
+                ("softmax and top-k", ("softmax", "topk", "sort", "radix")))
+
+
+def step_profile(decoder, steps=5):
+    """GPU time per eager step by kernel kind, in microseconds (kernels only, not gaps)."""
+    from torch.profiler import ProfilerActivity, profile
+    decoder._step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            decoder._step()
+        torch.cuda.synchronize()
+    kinds = dict.fromkeys([kind for kind, _ in KERNEL_KINDS] + ["other"], 0.0)
+    for event in prof.key_averages():
+        time_us = getattr(event, "self_device_time_total", 0.0)
+        if time_us <= 0:
+            continue
+        name = event.key.lower()
+        kind = next((k for k, patterns in KERNEL_KINDS if any(p in name for p in patterns)),
+                    "other")
+        kinds[kind] += time_us / steps
+    return kinds
+
+
 def agreement(logits, reference):
     error = (logits - reference).abs().max() / reference.abs().max()
     top = (logits.argmax(-1) == reference.argmax(-1)).float().mean()
@@ -255,6 +286,7 @@ def run_variant(name, model, prompt, tokens, reference, args):
     decoder = Decoder(model, prompt, cache_length(args))
     logits = decoder.logits_for(tokens)
     eager_ms = decoder.time_eager(args.eager_tokens)
+    kinds = step_profile(decoder) if args.profile else None
     decoder.capture()
     graph_ms = decoder.time_graph(args.replays)
     if reference is None:
@@ -264,7 +296,12 @@ def run_variant(name, model, prompt, tokens, reference, args):
         error, top = agreement(logits, own)
         quantized_error, quantized_top = agreement(logits, reference)
     progress(f"{name}: {graph_ms:.3f} ms per token in a graph, {eager_ms:.2f} ms eager")
-    return {"variant": name, "graph_ms": graph_ms, "eager_ms": eager_ms,
+    if kinds is not None:
+        total = sum(kinds.values())
+        print(f"profile: {name}: an eager step's kernels {total:.0f} us: " + ", ".join(
+            f"{kind} {us:.0f} us ({100 * us / total:.0f}%)" for kind, us in kinds.items() if us),
+            flush=True)
+    return {"variant": name, "graph_ms": graph_ms, "eager_ms": eager_ms, "kernel_us": kinds,
             "logits_error": error, "top1_agreement": top,
             "logits_error_vs_bf16_weights": quantized_error,
             "top1_agreement_vs_bf16_weights": quantized_top}

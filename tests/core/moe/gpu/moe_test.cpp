@@ -2,8 +2,8 @@
 // and bf16 experts and every quantized format, every activation, expert biases, routing
 // weights in fp32 and the activation type, int32 and int64 ids, accumulate, padded leading
 // dimensions, odd shapes; k = 1..8 and T = 1..64; repeated ids, expert-parallel sentinels and
-// tokens choosing none; one expert chosen by every token (passes of 16 pairs); more pairs than one
-// launch takes; then the bits: a token's outputs the same alone, in any batch and in any order,
+// tokens choosing none; one expert chosen by every token (passes of 8 pairs); blocks taking runs
+// of output tiles; more pairs than one launch takes; then the bits: a token's outputs the same alone, in any batch and in any order,
 // the same call twice the same, a CUDA graph the same as the eager call; NaN in one token's x
 // only in its outputs.
 #include <cstdint>
@@ -112,7 +112,7 @@ TEST_F(Moe, RepeatsSentinelsAndTokensWithoutExperts) {
 }
 
 TEST_F(Moe, OneExpertChosenByEveryToken) {
-  // Up to 64 pairs on one expert: passes of 16 (8) over its rows.
+  // Up to 64 pairs on one expert: passes of 8 over its rows.
   uint64_t seed = 400;
   for (const int64_t tokens : {9, 17, 40, 64})
     for (const bool down : {false, true}) {
@@ -123,6 +123,22 @@ TEST_F(Moe, OneExpertChosenByEveryToken) {
       c.format = quant::FormatOptions{XGEMV_QFORMAT_INT4, 64, 1, 0};
       c.inputs = 128;
       c.outputs = 64;
+      EXPECT_TRUE(runs_correctly(c, gpu().xgemv())) << describe(c);
+    }
+}
+
+TEST_F(Moe, BlocksTakeRunsOfOutputTiles) {
+  // 250 dense tiles (125 quantized) on 64 chosen experts: several rounds of any device's
+  // resident blocks, so each block takes a run of tiles, the last run shorter.
+  uint64_t seed = 450;
+  for (const bool down : {false, true})
+    for (const bool quantized : {false, true}) {
+      MoeCase c = dense_case(down, XGEMV_R_16BF, down ? 4000 : 8000, quantized ? 128 : 64, 16, 8);
+      c.experts = 64;
+      c.activation = down ? XGEMV_MOE_IDENTITY : XGEMV_MOE_SWIGLU;
+      c.accumulate = down && quantized;
+      if (quantized) c.format = quant::FormatOptions{XGEMV_QFORMAT_INT4, 64, 1, 0};
+      c.seed = seed++;
       EXPECT_TRUE(runs_correctly(c, gpu().xgemv())) << describe(c);
     }
 }
