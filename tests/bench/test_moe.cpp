@@ -1,6 +1,7 @@
 // The mixture-of-experts suite without a GPU: the models, the routings, the experts a routing
 // touches and the bytes of a call, the cases of a command line, what a check compares (the
-// device's steps replayed on the host against the full reference), and its records.
+// device's steps replayed on the host against the full reference), and its records through the
+// verdict and the one writer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -598,6 +599,36 @@ TEST(MoeRecords, TheShareOfTheCeilingAndTheSpeedUpOverCublasPerExpert) {
   EXPECT_DOUBLE_EQ(*rows[11].pct_bound, 95.0);
   EXPECT_DOUBLE_EQ(*rows[11].speedup, 4.0);  // the bf16 experts' cuBLAS
   EXPECT_FALSE(rows[7].speedup);             // no cuBLAS row at T = 64
+}
+
+TEST(MoeRecords, TheVerdictPerFormatOnTheShareAndTheSpeedUp) {
+  EXPECT_EQ(verdict_starting(moe_rows(), "moe verdict: "),
+            "moe verdict: bf16 xgemv at >= 85% of the stream read of the touched experts' bytes "
+            "for T = 1..16 on cases >= 8 MiB: NO (1/2, worst 80%: qwen3-30b-a3b.up.uniform bf16 "
+            "nrhs 4); >= 75% at T = 32, 64: yes (1/1, worst 78%: qwen3-30b-a3b.up.uniform bf16 "
+            "nrhs 64); speed-up vs cuBLAS GemmEx per expert (bf16) 1.26x geo-mean, worst 0.80x "
+            "(qwen3-30b-a3b.up.uniform bf16 nrhs 4); int4-g128 xgemv at >= 85% of the stream read "
+            "of the touched experts' bytes for T = 1..16 on cases >= 8 MiB: yes (1/1, worst 95%: "
+            "qwen3-30b-a3b.up.uniform bf16 int4-g128); >= 75% at T = 32, 64: none in this run; "
+            "speed-up vs cuBLAS GemmEx per expert (bf16) 4.00x geo-mean, worst 4.00x "
+            "(qwen3-30b-a3b.up.uniform bf16 int4-g128)");
+  std::vector<Record> failed = moe_rows();
+  failed[4].status = "check failed";
+  EXPECT_TRUE(contains(verdict_starting(failed, "moe verdict: "),
+                       "; FAILED 1 row(s): qwen3-30b-a3b.up.uniform bf16 nrhs 4 xgemv "
+                       "(check failed)"));
+  EXPECT_EQ(verdict_starting(moe_rows(), "verdict: "), "");  // the shape suites' line
+}
+
+TEST(MoeRecords, TheTableHasARowPerCaseWithTheCeilingAndCublas) {
+  std::ostringstream out;
+  write_tables(out, moe_rows(), false);
+  const std::string text = out.str();
+  EXPECT_TRUE(contains(text, "\nMixture of experts: xgemv_moe_up (SwiGLU) and xgemv_moe_down"));
+  EXPECT_TRUE(contains(text, "GEMVs"));
+  EXPECT_TRUE(contains(text, "qwen3-30b-a3b.up.uniform bf16 nrhs 4"));
+  EXPECT_TRUE(contains(text, "qwen3-30b-a3b.up.uniform bf16 int4-g128"));
+  EXPECT_TRUE(contains(text, "xgemv_function"));
 }
 
 }  // namespace
