@@ -5,7 +5,8 @@
 # benchmark against cuBLAS (the anchors suite, whole decode steps with --suite decode --quick, and
 # the few-right-hand-side calls on the bf16, fp32 and fp64 llm shapes at nrhs 1, 2, 4, 8, 16
 # beside cuBLAS's GEMM with as many columns, op T and op N, quantized weights on the llm shapes
-# and in decode steps beside cuBLAS and PyTorch's int4 kernel), the
+# and in decode steps beside cuBLAS and PyTorch's int4 kernel, the routed calls of
+# mixture-of-experts layers beside cuBLAS per expert), the
 # Python package's demo (python -m xgemv.demo), and prints a compact SUMMARY block last. Logs go
 # to $OUT when set.
 # --sanitize also runs every GPU test program under the four compute-sanitizer tools
@@ -53,6 +54,7 @@ fi
 
 bench=build-gpu/bench/xgemv-bench
 bench_line="not built" decode_line="not built" nrhs_line="not built" quant_line="not built" peers_line="not built"
+moe_line="not built"
 if [[ -x $bench ]]; then
   if "$bench" --suite anchors --quick --out-dir "$log_dir/bench" ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/bench.log"; then
     bench_line="ran (log: $log_dir/bench.log)"
@@ -83,6 +85,15 @@ if [[ -x $bench ]]; then
     peers_line="ran (log: $log_dir/quant-peers.log)"
   else
     peers_line="FAILED (log: $log_dir/quant-peers.log)"
+  fi
+  # Mixture of experts, quick: the six models' up and down calls at 1, 4, 16 and 64 tokens, bf16
+  # and int4-g128 experts, uniform and skewed routings, beside the stream read of the experts
+  # they touch and cuBLAS per expert; its verdict line goes into the summary.
+  if "$bench" --suite moe --quick --tokens 1,4,16,64 --out-dir "$log_dir/moe" \
+      ${XGEMV_COMMIT:+--commit "$XGEMV_COMMIT"} 2>&1 | tee "$log_dir/moe.log"; then
+    moe_line="ran (log: $log_dir/moe.log)"
+  else
+    moe_line="FAILED (log: $log_dir/moe.log)"
   fi
   # Few right-hand sides, quick: the 25 llm shapes in bf16, fp32 and fp64 at 5 nrhs (375 cases,
   # well under a minute); its nrhs verdicts go into the summary.
@@ -159,6 +170,7 @@ fi
   echo "nrhs   : $nrhs_line"
   echo "quant  : $quant_line"
   echo "peers  : $peers_line"
+  echo "moe    : $moe_line"
   echo "demo   : $demo_line"
   if ((sanitize)); then
     sed -nE 's/^(memcheck|racecheck|initcheck|synccheck): /\1: /p' "$log_dir/sanitize.log" |
@@ -175,6 +187,7 @@ fi
   [[ -f $log_dir/quant.log ]] && grep -E '^quant verdict' "$log_dir/quant.log" | tail -n 1
   [[ -f $log_dir/quant-peers.log ]] && grep -E '^quant peers' "$log_dir/quant-peers.log" | tail -n 1
   [[ -f $log_dir/quant-decode.log ]] && grep -E '^quant decode verdict' "$log_dir/quant-decode.log" | tail -n 1
+  [[ -f $log_dir/moe.log ]] && grep -E '^moe verdict' "$log_dir/moe.log" | tail -n 1
   [[ -f $log_dir/demo.log ]] && grep -E '^demo verdict' "$log_dir/demo.log"
   echo "logs   : $log_dir"
   echo "================================================="
