@@ -1,6 +1,6 @@
 // xgemv-bench: xgemv beside cuBLAS (same buffers, same run) and OpenBLAS (host copies), each
-// shape with its stream-read ceiling; or whole decode steps as CUDA graphs (--suite decode). See
-// bench/README.md.
+// shape with its stream-read ceiling; or whole decode steps as CUDA graphs (--suite decode); or
+// the routed GEMVs of mixture-of-experts layers (--suite moe). See bench/README.md.
 #include <algorithm>
 #include <functional>
 #include <iostream>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <xgemv/xgemv_moe.h>
 #include <xgemv/xgemv_quant.h>
 
 #include "device_parts.cuh"
@@ -16,6 +17,7 @@
 #include "lib/check.hpp"
 #include "lib/decode.hpp"
 #include "lib/measure.hpp"
+#include "lib/moe.hpp"
 #include "lib/options.hpp"
 #include "lib/report.hpp"
 #include "lib/suites.hpp"
@@ -46,6 +48,34 @@ struct QuantizedCopies {
   }
 };
 
+// One projection's experts on the device: their storage (MoeExperts::copies() copies) and an
+// xgemv_experts over each copy.
+struct DeviceExperts {
+  MoeExperts plan;
+  DeviceMemory storage;
+  std::vector<xgemv_experts> copies;
+  ~DeviceExperts() {
+    for (xgemv_experts experts : copies) xgemv_experts_destroy(experts);
+  }
+  const char* copy(int64_t index) const {
+    return storage.as<const char>() + index * plan.copy_stride_bytes();
+  }
+};
+
+// Allocates `bytes` unless the GPU's memory cannot hold them: then false, the error cleared.
+// Other failures throw.
+bool allocate_if_fits(DeviceMemory& memory, int64_t bytes, const char* what) {
+  const cudaError_t error = cudaMalloc(&memory.pointer, static_cast<size_t>(bytes));
+  if (error == cudaErrorMemoryAllocation) {
+    static_cast<void>(cudaGetLastError());
+    memory.pointer = nullptr;
+    return false;
+  }
+  check_cuda(error, what);
+  memory.bytes = bytes;
+  return true;
+}
+
 template <class T>
 constexpr xgemv_datatype datatype_of() {
   return std::is_same_v<T, __half> ? XGEMV_R_16F : XGEMV_R_16BF;
@@ -53,7 +83,8 @@ constexpr xgemv_datatype datatype_of() {
 
 // The GPU side: operands on one device, the fp64 reference, the stream-read ceiling and the
 // device libraries (xgemv, cuBLAS) on the same buffers; for a shape case back to back over
-// rotated copies of A, for a decode step as one CUDA graph per library.
+// rotated copies of A, for a decode step as one CUDA graph per library, for a mixture-of-experts
+// case back to back over its routings (and copies of the experts).
 class DeviceBench : private DeviceSession {
  public:
   explicit DeviceBench(int ordinal) : DeviceSession(ordinal) {}
@@ -125,6 +156,51 @@ class DeviceBench : private DeviceSession {
     if (dtype == Dtype::fp16) return run_step<__half>(step, options);
     if (dtype == Dtype::bf16) return run_step<__nv_bfloat16>(step, options);
     throw std::invalid_argument("the decode suite runs bf16 and fp16");
+  }
+
+  // Mixture of experts: the experts of `c`'s model in its format, both projections (the previous
+  // ones freed first), each storage with room for the ceiling's reads of calls of up to
+  // `max_tokens` tokens: random bf16 values, or each expert quantized from random values of its
+  // own; then the xgemv_experts over them. False, all freed, where they do not fit in the GPU's
+  // memory.
+  bool load_experts(const MoeCase& c, int64_t max_tokens) {
+    for (std::unique_ptr<DeviceExperts>& loaded : moe_loaded_) loaded.reset();
+    if (moe_scratch_.pointer) moe_scratch_.release("freeing the previous model's experts");
+    std::unique_ptr<DeviceExperts> loaded[2];  // freed on the way out where they do not fit
+    const auto fits = [&](DeviceMemory& memory, int64_t bytes, const char* what) {
+      if (allocate_if_fits(memory, bytes, what)) return true;
+      if (moe_scratch_.pointer) moe_scratch_.release("freeing the experts' scratch");
+      return false;
+    };
+    for (const Projection projection : {Projection::up, Projection::down}) {
+      const MoeExperts plan = moe_experts(c.model, projection, c.quantized);
+      if (!plan.unavailable.empty()) continue;  // the projection's record says why
+      auto& experts = loaded[static_cast<size_t>(projection)] = std::make_unique<DeviceExperts>();
+      experts->plan = plan;
+      if (!fits(experts->storage, plan.storage_bytes(max_tokens, c.model.top_k), "the experts"))
+        return false;
+      // Quantized: one expert's random bf16 values to quantize, then its fp32 values to check.
+      const int64_t scratch_bytes = plan.outputs * plan.inputs * int64_t{sizeof(float)};
+      if (plan.quantized && moe_scratch_.bytes < scratch_bytes) {
+        if (moe_scratch_.pointer) moe_scratch_.release("a smaller scratch");
+        if (!fits(moe_scratch_, scratch_bytes, "the experts' scratch")) return false;
+      }
+      fill_experts(*experts, projection);
+    }
+    std::swap(moe_loaded_, loaded);
+    return true;
+  }
+
+  // Both projections of a case on the loaded experts (load_experts), each: the stream read of the
+  // bytes a call moves, then xgemv's call and cuBLAS's per-expert GEMMs, each checked on its first
+  // routing and timed over all of them.
+  std::vector<Record> run(const MoeCase& c, const Options& options) {
+    std::vector<Record> records;
+    for (const Projection projection : {Projection::up, Projection::down}) {
+      std::vector<Record> call_records = run_moe_call(c, plan_moe_call(c, projection), options);
+      records.insert(records.end(), call_records.begin(), call_records.end());
+    }
+    return records;
   }
 
  private:
@@ -564,9 +640,294 @@ class DeviceBench : private DeviceSession {
     }
   }
 
+  // --- mixture of experts -----------------------------------------------------------------------
+
+  // Random values into the experts' first copy (bf16 at once; quantized one expert at a time,
+  // each quantized from the scratch), that copy into the others, and the xgemv_experts over each.
+  void fill_experts(DeviceExperts& experts, Projection projection) {
+    const MoeExperts& plan = experts.plan;
+    const int64_t elements = plan.outputs * plan.inputs;
+    if (plan.quantized) {
+      QuantizedCopies weights;
+      for (int64_t expert = 0; expert < plan.count; ++expert) {
+        fill(moe_scratch_.as<__nv_bfloat16>(), elements, expert_seed(projection, expert));
+        weights.add(plan.info, experts.storage.as<char>() + expert * plan.expert_bytes);
+        check_xgemv(xgemv_qweight_quantize(handles_.xgemv, weights.weights.back(),
+                                           moe_scratch_.pointer, plan.inputs),
+                    "xgemv_qweight_quantize");
+      }
+    } else {
+      fill(experts.storage.as<__nv_bfloat16>(), plan.count * elements, expert_seed(projection, 0));
+    }
+    for (int64_t copy = 0; copy < plan.copies(); ++copy) {
+      void* storage = experts.storage.as<char>() + copy * plan.copy_stride_bytes();
+      if (copy > 0)
+        check_cuda(
+            cudaMemcpyAsync(storage, experts.storage.pointer, static_cast<size_t>(plan.bytes()),
+                            cudaMemcpyDeviceToDevice, handles_.stream),
+            "copy the experts");
+      xgemv_experts& made = experts.copies.emplace_back();
+      check_xgemv(plan.quantized
+                      ? xgemv_experts_create_quantized(&made, &plan.info, plan.count, storage)
+                      : xgemv_experts_create(&made, XGEMV_R_16BF, plan.count, plan.outputs,
+                                             plan.inputs, storage, plan.inputs, elements),
+                  "xgemv_experts_create");
+    }
+  }
+
+  // One projection of a case: its input random, its routings uploaded one after the other, the
+  // ceiling's record, then xgemv's and (bf16 experts) cuBLAS's, each checked on the first routing
+  // (the outputs of MoeCheck against support/moe_reference) and timed over every routing.
+  std::vector<Record> run_moe_call(const MoeCase& c, const MoeCall& call, const Options& options) {
+    const std::string mode = options.graph ? "graph" : "stream";
+    const MoeExperts& shape = call.experts;
+    const bool up = shape.projection == Projection::up;
+    const auto record = [&](const char* lib, const char* function) {
+      return moe_record(c, call, lib, function, mode);
+    };
+    if (!shape.unavailable.empty()) {
+      Record r = record("xgemv", up ? "xgemv_moe_up" : "xgemv_moe_down");
+      r.status = "skipped: " + shape.unavailable;
+      return {r};
+    }
+    const DeviceExperts& experts = *moe_loaded_[static_cast<size_t>(shape.projection)];
+    // Up: x [T][H] into h [T][k][I]; down: h [T][k][I] into y [T][H].
+    const int64_t pairs = call.tokens * call.top_k;
+    const int64_t output_length = up ? shape.outputs / 2 : shape.outputs;
+    const int64_t input_rows = up ? call.tokens : pairs, output_rows = up ? pairs : call.tokens;
+    DeviceMemory input, output, ids, weights, workspace;
+    input.allocate(input_rows * shape.inputs * int64_t{sizeof(__nv_bfloat16)}, "the calls' input");
+    output.allocate(output_rows * output_length * int64_t{sizeof(__nv_bfloat16)},
+                    "the calls' output");
+    fill(input.as<__nv_bfloat16>(), input_rows * shape.inputs, kSeedX);
+    std::vector<int32_t> all_ids;
+    std::vector<float> all_weights;
+    for (const MoeRouting& routing : call.routings) {
+      all_ids.insert(all_ids.end(), routing.ids.begin(), routing.ids.end());
+      all_weights.insert(all_weights.end(), routing.weights.begin(), routing.weights.end());
+    }
+    upload(ids, all_ids, "the routings' ids");
+    upload(weights, all_weights, "the routings' weights");
+    if (!up)
+      workspace.allocate(static_cast<int64_t>(xgemv_moe_down_workspace_bytes(
+                             call.tokens, call.top_k, shape.outputs)),
+                         "the down call's workspace");
+
+    const MoeCheck check = plan_check(call);
+    const std::vector<double> checked_input = rows_to_host<__nv_bfloat16>(
+        input.pointer, shape.inputs, shape.inputs, check.token_rows(up ? 1 : call.top_k));
+    const xgemv_test::moe::ExpertValues values = reference_experts(experts, check);
+    std::string tokens_checked;
+    for (int64_t t : check.tokens)
+      tokens_checked += (tokens_checked.empty() ? "" : ", ") + std::to_string(t);
+
+    std::vector<Record> records;
+    const RotationLayout rotation = call.ceiling_rotation();
+    time_calls(records.emplace_back(record(kCeiling, "stream_read")), call.bytes(), rotation,
+               options, [&](int64_t copy) {
+                 return enqueue_stream_read(
+                     experts.storage.as<char>() + copy * rotation.copy_stride_bytes,
+                     (call.bytes() + 15) / 16);
+               });
+    if (options.wants_library("xgemv")) {
+      Record& r = records.emplace_back(record("xgemv", up ? "xgemv_moe_up" : "xgemv_moe_down"));
+      // Call i: routing i % R on copy i % C (MoeCall::rotation_calls).
+      const auto enqueue = [&](int64_t call_index) {
+        const int64_t index = call_index % static_cast<int64_t>(call.routings.size());
+        const xgemv_moe_routing routing = {call.tokens,
+                                           call.top_k,
+                                           ids.as<int32_t>() + index * pairs,
+                                           XGEMV_R_32I,
+                                           weights.as<float>() + index * pairs,
+                                           XGEMV_R_32F};
+        const xgemv_experts copy = experts.copies[static_cast<size_t>(call_index % shape.copies())];
+        return xgemv_status_text(
+            up ? xgemv_moe_up(handles_.xgemv, copy, &routing, XGEMV_MOE_SWIGLU, 0, 0, nullptr,
+                              input.pointer, shape.inputs, output.pointer, output_length)
+               : xgemv_moe_down(handles_.xgemv, copy, &routing, nullptr, input.pointer,
+                                shape.inputs, 0, output.pointer, shape.outputs, workspace.pointer,
+                                static_cast<size_t>(workspace.bytes)));
+      };
+      poison(output);
+      if (const std::string error = enqueue(0); !error.empty()) {
+        r.status = "error: " + error;
+      } else {
+        if (const char* variant = xgemv_get_last_kernel_variant(handles_.xgemv))
+          r.function += std::string("/") + variant;
+        const std::vector<double> computed =
+            sample_columns(rows_to_host<__nv_bfloat16>(output.pointer, output_length, output_length,
+                                                       check.token_rows(up ? call.top_k : 1)),
+                           output_length, {check.outputs});
+        const xgemv_test::moe::Reference reference =
+            up ? xgemv_test::moe::reference_up(values, {}, checked_input, shape.inputs,
+                                               check.routing, XGEMV_MOE_SWIGLU, 0, 0, XGEMV_R_16BF)
+               : xgemv_test::moe::reference_down(values, {}, checked_input, shape.inputs,
+                                                 check.routing, false, {}, shape.outputs,
+                                                 XGEMV_R_16BF);
+        r.add_check((up ? "h of tokens " : "y of tokens ") + tokens_checked,
+                    compare_to_bounds(computed, reference));
+        if (!r.failed())
+          time_calls(r, call.bytes(), RotationLayout{0, call.rotation_calls()}, options, enqueue);
+      }
+    }
+    if (!shape.quantized && options.wants_library(kCublasGemmEx)) {
+      run_gemms_per_expert(records.emplace_back(record(kCublasGemmEx, "cublasGemmEx per expert")),
+                           call, experts, input, check, values, checked_input,
+                           "products of tokens " + tokens_checked, options);
+    }
+    return records;
+  }
+
+  // cuBLAS's MoE on bf16 experts: per routing, one cublasGemmEx per expert it touches, on the
+  // rows of the expert's pairs gathered contiguously before timing (up: their tokens' x; down:
+  // their h), into rows of its products (up: the gate and up values before the activation; down:
+  // before the weighted sum). Checked on the first routing against the reference of each checked
+  // pair's product alone, then timed over the routings.
+  void run_gemms_per_expert(Record& r, const MoeCall& call, const DeviceExperts& experts,
+                            const DeviceMemory& input, const MoeCheck& check,
+                            const xgemv_test::moe::ExpertValues& values,
+                            const std::vector<double>& checked_input, const std::string& where,
+                            const Options& options) {
+    using T = __nv_bfloat16;
+    const MoeExperts& shape = call.experts;
+    const bool up = shape.projection == Projection::up;
+    const int64_t rows_per_routing = call.tokens * call.top_k;
+    const auto row_bytes = static_cast<size_t>(shape.inputs) * sizeof(T);
+    DeviceMemory gathered, products;
+    gathered.allocate(static_cast<int64_t>(call.routings.size()) * rows_per_routing *
+                          static_cast<int64_t>(row_bytes),
+                      "the gathered rows");
+    products.allocate(rows_per_routing * shape.outputs * int64_t{sizeof(T)},
+                      "the per-expert products");
+    for (size_t index = 0; index < call.groups.size(); ++index) {
+      const std::vector<int64_t>& pairs = call.groups[index].pairs;
+      for (size_t row = 0; row < pairs.size(); ++row) {
+        const int64_t source = up ? pairs[row] / call.top_k : pairs[row];
+        check_cuda(
+            cudaMemcpyAsync(gathered.as<char>() + (index * rows_per_routing + row) * row_bytes,
+                            input.as<char>() + source * row_bytes, row_bytes,
+                            cudaMemcpyDeviceToDevice, handles_.stream),
+            "gather the rows");
+      }
+    }
+    // Call i: routing i % R on copy i % C (MoeCall::rotation_calls).
+    const auto enqueue = [&](int64_t call_index) -> std::string {
+      const int64_t index = call_index % static_cast<int64_t>(call.routings.size());
+      const auto* weights = reinterpret_cast<const T*>(experts.copy(call_index % shape.copies()));
+      for (const ExpertGroup& group : call.groups[static_cast<size_t>(index)].groups) {
+        const Problem<T> p{
+            'T',
+            shape.inputs,
+            shape.outputs,
+            shape.inputs,
+            1.0f,
+            weights + group.expert * shape.outputs * shape.inputs,
+            gathered.as<T>() + (index * rows_per_routing + group.first) * shape.inputs,
+            1,
+            0.0f,
+            products.as<T>() + group.first * shape.outputs,
+            1,
+            group.rows,
+            shape.inputs,
+            shape.outputs};
+        if (std::string error = call_cublas_gemmex(handles_, p); !error.empty()) return error;
+      }
+      return "";
+    };
+    poison(products);
+    if (const std::string error = enqueue(0); !error.empty()) {
+      r.status = "error: " + error;
+      return;
+    }
+    const std::vector<double> computed =
+        sample_columns(rows_to_host<T>(products.pointer, shape.outputs, shape.outputs,
+                                       gathered_rows(call.groups.front(), check.pairs)),
+                       shape.outputs, check.expert_rows);
+    const xgemv_test::moe::Reference reference =
+        up ? xgemv_test::moe::reference_up(values, {}, checked_input, shape.inputs, check.routing,
+                                           XGEMV_MOE_IDENTITY, 0, 0, XGEMV_R_16BF)
+           : xgemv_test::moe::reference_down(values, {}, checked_input, shape.inputs,
+                                             check.pair_routing(), false, {}, shape.outputs,
+                                             XGEMV_R_16BF);
+    r.add_check(where, compare_to_bounds(computed, reference));
+    if (!r.failed())
+      time_calls(r, call.bytes(), RotationLayout{0, call.rotation_calls()}, options, enqueue);
+  }
+
+  // The experts' rows the check's reference reads (MoeCheck::expert_rows) as its experts: bf16
+  // values as stored; a quantized expert's own values w = v s, dequantized to fp32 (exact).
+  xgemv_test::moe::ExpertValues reference_experts(const DeviceExperts& experts,
+                                                  const MoeCheck& check) {
+    const MoeExperts& plan = experts.plan;
+    xgemv_test::moe::ExpertValues values{
+        static_cast<int64_t>(check.experts.size()), check.reference_rows(), plan.inputs, {}};
+    for (const int32_t expert : check.experts) {
+      std::vector<double> rows;
+      if (plan.quantized) {
+        QuantizedCopies weight;
+        weight.add(plan.info, experts.storage.as<char>() + expert * plan.expert_bytes);  // copy 0
+        check_xgemv(xgemv_qweight_dequantize(handles_.xgemv, weight.weights[0],
+                                             moe_scratch_.pointer, plan.inputs, XGEMV_R_32F),
+                    "xgemv_qweight_dequantize");
+        rows =
+            rows_to_host<float>(moe_scratch_.pointer, plan.inputs, plan.inputs, check.expert_rows);
+      } else {
+        rows = rows_to_host<__nv_bfloat16>(
+            experts.storage.as<__nv_bfloat16>() + expert * plan.outputs * plan.inputs, plan.inputs,
+            plan.inputs, check.expert_rows);
+      }
+      values.values.insert(values.values.end(), rows.begin(), rows.end());
+    }
+    return values;
+  }
+
+  // Rows of a row-major device matrix of `ld` elements a row, the first `length` of each, as
+  // doubles, row after row (a fault in the work before surfaces here).
+  template <class T>
+  std::vector<double> rows_to_host(const void* matrix, int64_t length, int64_t ld,
+                                   const std::vector<RowSample>& rows) {
+    int64_t count = 0;
+    for (const RowSample& sample : rows) count += sample.count;
+    std::vector<T> stored(static_cast<size_t>(count * length));
+    T* next = stored.data();
+    for (const RowSample& sample : rows) {
+      check_cuda(cudaMemcpy2DAsync(
+                     next, length * sizeof(T), static_cast<const T*>(matrix) + sample.first * ld,
+                     sample.stride * ld * sizeof(T), length * sizeof(T),
+                     static_cast<size_t>(sample.count), cudaMemcpyDeviceToHost, handles_.stream),
+                 "copy rows to the host");
+      next += sample.count * length;
+    }
+    check_cuda(cudaStreamSynchronize(handles_.stream), "the checked call");
+    std::vector<double> values(stored.size());
+    std::transform(stored.begin(), stored.end(), values.begin(), to_double<T>);
+    return values;
+  }
+
+  // `values` into new device memory.
+  template <class T>
+  void upload(DeviceMemory& memory, const std::vector<T>& values, const char* what) {
+    memory.allocate(static_cast<int64_t>(values.size() * sizeof(T)), what);
+    check_cuda(cudaMemcpyAsync(memory.pointer, values.data(), values.size() * sizeof(T),
+                               cudaMemcpyHostToDevice, handles_.stream),
+               what);
+    check_cuda(cudaStreamSynchronize(handles_.stream), what);
+  }
+
+  // NaN in every element of a checked call's output (all-ones bytes are NaN in bf16), so that an
+  // output the call does not write fails.
+  void poison(const DeviceMemory& output) {
+    check_cuda(
+        cudaMemsetAsync(output.pointer, 0xFF, static_cast<size_t>(output.bytes), handles_.stream),
+        "poison the output");
+  }
+
   // Shape cases: the rotated copies of A, X, Y, the initial Y; decode steps: the step's weights,
-  // X and Y vectors. Both: the reference's Y.
+  // X and Y vectors. Both: the reference's Y. Mixture of experts: each projection's experts, the
+  // scratch of one expert's values.
   DeviceMemory pool_, x_, y_, y_initial_, y_ref_;
+  std::unique_ptr<DeviceExperts> moe_loaded_[2];  // up, down
+  DeviceMemory moe_scratch_;
 };
 
 std::string version_text() {
@@ -649,6 +1010,68 @@ int run_decode(const Options& options, RunInfo info) {
         for (const Record& r : step_records) std::cout << progress_line(r) << std::endl;
         records.insert(records.end(), step_records.begin(), step_records.end());
       }
+    }
+  } catch (const std::exception& error) {
+    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
+    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
+    exit_code = 2;
+  }
+  return finish_run(options.out_dir, info, records, exit_code);
+}
+
+// The mixture-of-experts suite, model by model and format by format on the experts made once for
+// their cases. The exit code as run_decode's.
+int run_moe(const Options& options, RunInfo info) {
+  std::vector<MoeCase> cases;
+  try {
+    cases = plan_moe_cases(options);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "xgemv-bench: " << error.what() << '\n';
+    return 2;
+  }
+  if (options.list) {
+    for (const MoeCase& c : cases) std::cout << "moe " << describe_moe_case(c) << '\n';
+    std::cout << cases.size() << " cases\n";
+    return 0;
+  }
+  std::string why_no_gpu;
+  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
+  if (!device) {
+    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the moe suite needs one\n";
+    return 2;
+  }
+  info.method =
+      "medians of batches of back-to-back calls, each call on the next of its routings (their "
+      "touched experts >= 1 GiB, at most 64); tokens 0 and T-1 of every call checked first";
+  device->describe(info);
+  std::cout << "commit " << info.commit << ", moe: " << cases.size() << " cases, " << info.mode
+            << (info.quick ? ", quick" : "") << "\n"
+            << progress_header() << std::endl;
+
+  int64_t max_tokens = 1;
+  for (const MoeCase& c : cases) max_tokens = std::max(max_tokens, c.tokens);
+  std::vector<Record> records;
+  int exit_code = 0;
+  try {
+    bool loaded = false;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const MoeCase& c = cases[i];
+      if (i == 0 || !c.same_experts(cases[i - 1])) {
+        loaded = device->load_experts(c, max_tokens);
+        if (!loaded)
+          std::cout << "moe " << c.model.name << " " << c.format_name()
+                    << ": the experts do not fit in the GPU's memory: skipped" << std::endl;
+      }
+      if (!loaded) continue;
+      std::vector<Record> case_records = device->run(c, options);
+      const int sm_clock = device->sm_clock_mhz();  // sampled after the case
+      for (Record& r : case_records) r.sm_clock_mhz = sm_clock;
+      derive_metrics(case_records);
+      for (const Record& r : case_records)
+        std::cout << progress_line(
+                         r, "[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] ")
+                  << std::endl;
+      records.insert(records.end(), case_records.begin(), case_records.end());
     }
   } catch (const std::exception& error) {
     // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
@@ -748,7 +1171,8 @@ int run(int argc, char** argv) {
   const Options& options = std::get<Options>(parsed);
   const RunInfo info =
       describe_run(argc, argv, options, HostBench::describe(), options.graph ? "graph" : "stream");
-  return options.decode() ? run_decode(options, info) : run_shapes(options, info);
+  if (options.decode()) return run_decode(options, info);
+  return options.moe() ? run_moe(options, info) : run_shapes(options, info);
 }
 
 }  // namespace

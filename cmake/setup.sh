@@ -107,19 +107,23 @@ xgemv_find_nvcc() {
 # The Python tests (the package's, PyTorch under the cuBLAS drop-in, the bench's Python steps) run
 # with XGEMV_PYTHON, this environment: torch (PyPI's wheel: a CUDA build of about 2.6 GB with its
 # nvidia-* libraries, triton among them; its CPU side is all the CPU tests use, and it is the
-# torch of the GPU machine), pytest and scikit-build-core. Made once in DIR; returns non-zero
-# when it cannot (no python3 venv module, no registry): the Python package's tests are then left
-# out and the others run with the python3 on PATH.
+# torch of the GPU machine), transformers (the MoE models' experts modules; the GPU machine's
+# release), pytest and scikit-build-core. Made once in DIR; returns non-zero when it cannot (no
+# python3 venv module, no registry): the Python package's tests are then left out and the others
+# run with the python3 on PATH.
 xgemv_python_torch="torch==2.11.*"
+xgemv_python_transformers="transformers==5.17.*"
 xgemv_python_environment() {
   local dir=$1
   if [[ -x $dir/bin/python ]] &&
-    "$dir/bin/python" -c "import torch, pytest, scikit_build_core" 2>/dev/null; then
+    "$dir/bin/python" -c "import torch, transformers, pytest, scikit_build_core" 2>/dev/null; then
     return 0
   fi
-  echo "xgemv: making $dir with $xgemv_python_torch, pytest and scikit-build-core"
-  python3 -m venv "$dir" &&
-    "$dir/bin/pip" install -q "$xgemv_python_torch" numpy pytest scikit-build-core
+  echo "xgemv: making $dir with $xgemv_python_torch, $xgemv_python_transformers, pytest and" \
+    "scikit-build-core"
+  { [[ -x $dir/bin/python ]] || python3 -m venv "$dir"; } &&
+    "$dir/bin/pip" install -q "$xgemv_python_torch" "$xgemv_python_transformers" numpy pytest \
+      scikit-build-core
 }
 
 xgemv_configure() {

@@ -1,6 +1,5 @@
 #include "context.hpp"
 
-#include <cstdlib>
 #include <new>
 
 #include "core.hpp"
@@ -51,15 +50,14 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
   *handle = nullptr;
   auto *context = new (std::nothrow) xgemv_context;
   if (context == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
-  if (const char *forced = std::getenv("XGEMV_KERNEL_VARIANT"); forced && forced[0] != '\0') {
+  if (const char *forced = xgemv::environment_value("XGEMV_KERNEL_VARIANT")) {
     context->forced_variant = xgemv::find_kernel_variant(forced);
     if (context->forced_variant < 0) {
       delete context;
       return XGEMV_STATUS_INVALID_VALUE;
     }
   }
-  if (const char *invariant = std::getenv("XGEMV_BATCH_INVARIANT"); invariant)
-    context->batch_invariant = invariant[0] != '\0' && invariant[0] != '0';
+  context->batch_invariant = xgemv::environment_flag("XGEMV_BATCH_INVARIANT");
   int major = 0;
   cudaError_t error = cudaGetDevice(&context->device);
   if (error == cudaSuccess)
@@ -85,11 +83,11 @@ xgemv_status create_handle_without_workspace(xgemv_handle *handle) noexcept {
 xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   const RelaxedCaptureMode relaxed;
   if (relaxed.error() != cudaSuccess) return cuda_failure(relaxed.error());
-  xgemv::kernels::SplitWorkspace workspace{};
-  cudaError_t error = cudaMalloc(&workspace.partials, xgemv::kernels::kSplitPartialBytes);
+  xgemv::SplitWorkspace workspace{};
+  cudaError_t error = cudaMalloc(&workspace.partials, xgemv::kSplitPartialBytes);
   if (error == cudaSuccess)
     error = cudaMalloc(reinterpret_cast<void **>(&workspace.tile_counters),
-                       xgemv::kernels::kSplitTileCounters * sizeof(unsigned));
+                       xgemv::kSplitTileCounters * sizeof(unsigned));
   // The counters must be zero before any stream uses them. A private non-blocking stream keeps
   // the wait to this one memset instead of the whole device (other streams may be busy or
   // capturing) and keeps the memset out of any capture.
@@ -97,7 +95,7 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   if (error == cudaSuccess) error = cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking);
   if (error == cudaSuccess)
     error = cudaMemsetAsync(workspace.tile_counters, 0,
-                            xgemv::kernels::kSplitTileCounters * sizeof(unsigned), zeroing);
+                            xgemv::kSplitTileCounters * sizeof(unsigned), zeroing);
   if (error == cudaSuccess) error = cudaStreamSynchronize(zeroing);
   if (zeroing != nullptr) cudaStreamDestroy(zeroing);
   if (error != cudaSuccess) {

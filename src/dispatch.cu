@@ -14,6 +14,7 @@ constexpr const KernelVariant *kTable = KernelVariants::kDescriptors;
 // batch-invariant handle, on the family that computes several at once; other calls on the
 // single-vector family.
 VariantFamily family_of(const GemvProblem &problem, bool batch_invariant) {
+  if (problem.routed()) return VariantFamily::kRouted;
   if (is_quantized(problem.types.a)) return VariantFamily::kQuantized;
   if (problem.rhs_count != 1 || problem.invariant_columns || batch_invariant)
     return VariantFamily::kSeveralRhs;
@@ -47,7 +48,7 @@ int find_kernel_variant(const char *name) noexcept {
 }
 
 xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
-                            bool device_scalars) noexcept {
+                            cudaStream_t stream, bool device_scalars) noexcept {
   const LaunchFunction *launches = is_quantized(problem.types.a)
                                         ? launch_functions_for(problem.types, QuantizedTypeSets{})
                                         : launch_functions_for(problem.types, ServedTypeSets{});
@@ -56,10 +57,12 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
   int variant = handle.forced_variant;
   const VariantFamily family = family_of(problem, handle.batch_invariant);
   if (variant >= 0) {
-    // Quantized weights only on quantized variants, and back; a single vector on any dense
-    // variant (what the test asked for overrides the handle's mode), several on their family.
+    // Routed calls only on routed variants and quantized weights only on quantized ones, and
+    // back; a single vector on any dense variant (what the test asked for overrides the
+    // handle's mode), several on their family.
     const VariantFamily forced = kTable[variant].family;
     const bool serves =
+        (forced == VariantFamily::kRouted) == (family == VariantFamily::kRouted) &&
         (forced == VariantFamily::kQuantized) == (family == VariantFamily::kQuantized) &&
         (problem.rhs_count == 1 || forced != VariantFamily::kSingleVector);
     if (!serves || !kTable[variant].implements(problem)) return XGEMV_STATUS_NOT_SUPPORTED;
@@ -68,7 +71,7 @@ xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
     variant = choose_variant(problem, family, handle.limits, plan);
     if (variant < 0) return XGEMV_STATUS_NOT_SUPPORTED;
   }
-  const LaunchContext context{handle.stream, handle.workspace, device_scalars,
+  const LaunchContext context{stream, handle.workspace, device_scalars,
                               handle.programmatic_launch, handle.early_start};
   if (const cudaError_t error = launches[variant](problem, plan, context); error != cudaSuccess) {
     set_last_cuda_error(error);

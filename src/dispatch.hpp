@@ -14,6 +14,6 @@ int find_kernel_variant(const char *name) noexcept;   // -1 if no variant has th
 // that implements and suits it (else the last that implements it). XGEMV_STATUS_NOT_SUPPORTED
 // when the forced variant does not implement it or its element types are not served.
 xgemv_status launch_variant(xgemv_context &handle, const GemvProblem &problem,
-                            bool device_scalars) noexcept;
+                            cudaStream_t stream, bool device_scalars) noexcept;
 
 }  // namespace xgemv

@@ -1,6 +1,5 @@
 // The core's one path for every call: the checks that need the handle, quick return, pointer
 // checks, then the variant dispatch (dispatch.cu).
-#include <cstdlib>
 
 #include "context.hpp"
 #include "core.hpp"
@@ -11,10 +10,7 @@ namespace {
 
 // XGEMV_CHECK_POINTERS=1: read once; each call then asks the driver about every pointer.
 bool pointer_checks_enabled() {
-  static const bool enabled = [] {
-    const char *value = std::getenv("XGEMV_CHECK_POINTERS");
-    return value != nullptr && value[0] != '\0' && value[0] != '0';
-  }();
+  static const bool enabled = environment_flag("XGEMV_CHECK_POINTERS");
   return enabled;
 }
 
@@ -40,11 +36,25 @@ xgemv_status cuda_failure(cudaError_t error) {
 
 }  // namespace
 
-xgemv_status run(xgemv_handle handle, const CheckedProblem &checked) noexcept {
+xgemv_status check_handle_device(xgemv_handle handle) noexcept {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  int device = -1;
+  if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
+    return cuda_failure(error);
+  return device == handle->device ? XGEMV_STATUS_SUCCESS : XGEMV_STATUS_WRONG_DEVICE;
+}
+
+void clear_last_kernel_variant(xgemv_handle handle) noexcept {
+  if (handle != nullptr) handle->last_variant = -1;
+}
+
+xgemv_status run(xgemv_handle handle, const CheckedProblem &checked,
+                 const RunOptions &options) noexcept {
   const GemvProblem &p = *checked;
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
   handle->last_variant = -1;
-  const bool device_scalars = handle->pointer_mode == XGEMV_POINTER_MODE_DEVICE;
+  const bool device_scalars =
+      options.pointer_mode.value_or(handle->pointer_mode) == XGEMV_POINTER_MODE_DEVICE;
   if (computes_nothing(checked)) return XGEMV_STATUS_SUCCESS;
   if (p.alpha == nullptr || p.beta == nullptr) return XGEMV_STATUS_NULL_POINTER;
   if (is_quick_return(checked, device_scalars)) return XGEMV_STATUS_SUCCESS;
@@ -55,34 +65,37 @@ xgemv_status run(xgemv_handle handle, const CheckedProblem &checked) noexcept {
   } else if (p.y.data == nullptr || (reads_a_x && (p.a.data == nullptr || p.x.data == nullptr))) {
     return XGEMV_STATUS_NULL_POINTER;
   }
+  const RoutedOperand &r = p.routing;
+  if (p.routed() && (r.ids == nullptr || (r.down && r.weights == nullptr)))
+    return XGEMV_STATUS_NULL_POINTER;
 
-  int device = -1;
-  if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
-    return cuda_failure(error);
-  if (device != handle->device) return XGEMV_STATUS_WRONG_DEVICE;
+  if (const xgemv_status status = check_handle_device(handle); status != XGEMV_STATUS_SUCCESS)
+    return status;
 
   if (pointer_checks_enabled()) {
     const void *needed[] = {
         p.pointer_arrays() ? static_cast<const void *>(p.a.array) : reads_a_x ? p.a.data : nullptr,
         p.pointer_arrays() ? static_cast<const void *>(p.x.array) : reads_a_x ? p.x.data : nullptr,
         p.pointer_arrays() ? static_cast<const void *>(p.y.array) : p.y.data, p.bias,
-        device_scalars ? p.alpha : nullptr, device_scalars ? p.beta : nullptr};
+        device_scalars ? p.alpha : nullptr, device_scalars ? p.beta : nullptr, r.ids, r.weights,
+        r.expert_bias, r.partials};
     for (const void *pointer : needed) {
       if (pointer == nullptr) continue;
       bool accessible = false;
-      if (const cudaError_t error = query_device_access(pointer, device, accessible);
+      if (const cudaError_t error = query_device_access(pointer, handle->device, accessible);
           error != cudaSuccess)
         return cuda_failure(error);
       if (!accessible) return XGEMV_STATUS_INVALID_POINTER;
     }
   }
-  return launch_variant(*handle, p, device_scalars);
+  return launch_variant(*handle, p, options.stream.value_or(handle->stream), device_scalars);
 }
 
-xgemv_status check_and_run(xgemv_handle handle, const GemvProblem &problem) noexcept {
+xgemv_status check_and_run(xgemv_handle handle, const GemvProblem &problem,
+                           const RunOptions &options) noexcept {
   xgemv_status status = XGEMV_STATUS_SUCCESS;
   const std::optional<CheckedProblem> checked = check_problem(problem, &status);
-  return checked ? run(handle, *checked) : status;
+  return checked ? run(handle, *checked, options) : status;
 }
 
 }  // namespace xgemv

@@ -12,6 +12,7 @@
 // dimension, a scale pointer and its granularity) without another copy of these.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -118,6 +119,33 @@ struct QuantOperand {
   int64_t scale_groups = 0;  // scale groups per tile of 16 outputs
 };
 
+// The activation a routed up projection applies (xgemv_moe.h): h = W x + b, or a SwiGLU of its
+// rows in halves (gate rows first), interleaved, or interleaved and clamped (alpha, limit).
+enum class MoeActivation : std::uint8_t { kIdentity, kSwiglu, kSwigluInterleaved, kSwigluClamped };
+
+// A mixture-of-experts call (xgemv_moe.h), as a routed problem: A is expert 0 (expert e at
+// a.data + e * a.stride, elements of a dense A, bytes of storage for codes, whose QuantOperand is
+// expert 0's too), m its inputs and n its outputs (rows); y_length() is the projection's rows.
+// Up: x holds the tokens (token t at x + t * x.ld), y the pairs' h (pair t * top_k + j at
+// y + (t * top_k + j) * y.ld, of `outputs` values, or outputs / 2 after a SwiGLU). Down: x holds
+// the pairs' h (pair p at x + p * x.ld), y the tokens (y + t * y.ld).
+struct RoutedOperand {
+  bool down = false;  // the down projection (a token's weighted sum over its experts), else up
+  int top_k = 0;
+  int64_t tokens = 0, experts = 0;
+  const void *ids = nullptr;  // [tokens, top_k], int32 or (ids_64) int64; outside [0, experts): none
+  bool ids_64 = false;
+  const void *weights = nullptr;  // down: [tokens, top_k] of weight_type
+  ElementType weight_type = ElementType::kF32;
+  MoeActivation activation = MoeActivation::kIdentity;
+  float alpha = 0.0f, limit = 0.0f;  // kSwigluClamped
+  const void *expert_bias = nullptr;  // [experts, n] of y's type, added before the activation
+  bool accumulate = false;            // down: y[t] += the sum, else y[t] = the sum
+  // down: the caller's workspace for the pairs' sums (fp32), or nullptr for the handle's.
+  void *partials = nullptr;
+  std::size_t partial_bytes = 0;
+};
+
 struct GemvProblem {
   ElementTypes types;
   char trans;
@@ -140,11 +168,14 @@ struct GemvProblem {
   bool invariant_columns = false;
   // Quantized weights only (types.a is a code type).
   QuantOperand quant{};
+  // Mixture-of-experts calls only (routed()).
+  RoutedOperand routing{};
 
   XGEMV_HOST_DEVICE bool transposed() const { return is_transposed(trans); }
   XGEMV_HOST_DEVICE int64_t x_length() const { return transposed() ? m : n; }
   XGEMV_HOST_DEVICE int64_t y_length() const { return transposed() ? n : m; }
   XGEMV_HOST_DEVICE bool pointer_arrays() const { return a.array != nullptr; }
+  XGEMV_HOST_DEVICE bool routed() const { return routing.top_k > 0; }
 };
 
 // --- builders, one per call form ------------------------------------------------------------

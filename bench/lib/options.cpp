@@ -4,6 +4,7 @@
 #include <iterator>
 #include <utility>
 
+#include "moe.hpp"
 #include "nccl_plan.hpp"
 #include "suites.hpp"
 #include "weights.hpp"
@@ -74,6 +75,8 @@ bool Options::runs_row(const std::string& row, int64_t vectors) const {
 
 bool Options::decode() const { return contains(suites, "decode"); }
 
+bool Options::moe() const { return contains(suites, "moe"); }
+
 bool NcclOptions::wants_part(const std::string& part) const {
   return parts.empty() || contains(parts, part);
 }
@@ -99,7 +102,8 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
     : app_(
           "xgemv-bench: xgemv beside cuBLAS and OpenBLAS on the same buffers, with the "
           "stream-read ceiling of every shape, or whole decode steps as CUDA graphs (--suite "
-          "decode). Method: bench/README.md."),
+          "decode), or the routed GEMVs of mixture-of-experts layers (--suite moe). Method: "
+          "bench/README.md."),
       default_out_dir_(std::move(default_out_dir)) {
   add_run_options(app_, options_, default_out_dir_, std::move(version),
                   "Precisions (default: each suite's own)",
@@ -109,8 +113,10 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   for (const Suite& suite : all_suites()) suite_names.push_back(suite.name);
   suite_names.push_back("all");
   suite_names.push_back("decode");
+  suite_names.push_back("moe");
   std::vector<std::string> model_names;
   for (const DecodeModel& model : models()) model_names.push_back(model.name);
+  for (const MoeModel& model : moe_models()) model_names.push_back(model.name);
 
   const CLI::Validator shape_validator(
       [](const std::string& text) {
@@ -123,7 +129,8 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   list_option(app_, "-s,--suite", options_.suites,
               "Suites to run (default llm; all: every shape suite). decode: whole decode "
               "steps, one CUDA graph per step and library (on its own; see --model, "
-              "--step-gib)")
+              "--step-gib); moe: the routed up and down projections of mixture-of-experts "
+              "layers (on its own; see --model, --tokens, --routing, --weights)")
       ->check(CLI::IsMember(suite_names));
   list_option(app_, "--shape", options_.shapes,
               "Ad-hoc shapes m x n, e.g. 4096x14336 (suite adhoc)")
@@ -146,10 +153,12 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   list_option(app_, "--weights", options_.weights,
               "Quantized weights (" + weight_names +
                   "): every 16-bit op T case and decode step also runs xgemv_qgemv_nrhs on A "
-                  "quantized to each, beside the stream read of the bytes it reads")
+                  "quantized to each, beside the stream read of the bytes it reads; moe: the "
+                  "experts' formats, bf16 among them (default bf16,int4-g128)")
       ->check(CLI::Validator(
           [](const std::string& text) {
-            return parse_weight_format(text) ? std::string() : "unknown weight format " + text;
+            return text == "bf16" || parse_weight_format(text) ? std::string()
+                                                               : "unknown weight format " + text;
           },
           "FORMAT"));
   app_.add_option("--shape-filter", options_.shape_filter,
@@ -162,13 +171,22 @@ CommandLine<Options>::CommandLine(std::function<std::string()> version, std::str
   app_.add_option("--device", options_.device, "CUDA device ordinal")
       ->check(CLI::NonNegativeNumber);
   list_option(app_, "--model", options_.models,
-              "decode: models to run (default the decode suite's six; any of the bench's)")
+              "decode: models to run (default the decode suite's six; any of the bench's); moe: "
+              "its models (default all six)")
       ->check(CLI::IsMember(model_names));
   app_.add_option("--step-gib", options_.step_gib,
                   "decode: GiB of weights a step may take; larger models run their first "
                   "layers")
       ->check(kPositive)
       ->capture_default_str();
+  list_option(app_, "--tokens", options_.tokens, "moe: tokens per call (default 1,2,4,8,16,32,64)")
+      ->check(CLI::PositiveNumber);
+  std::vector<std::string> routing_names;
+  for (RoutingKind kind : kRoutingKinds) routing_names.emplace_back(routing_name(kind));
+  list_option(app_, "--routing", options_.routings,
+              "moe: how tokens choose their experts: uniform, skewed (a few hot experts; "
+              "default both)")
+      ->check(CLI::IsMember(routing_names));
 }
 
 template <>
@@ -183,6 +201,26 @@ void CommandLine<Options>::validate() {
                                  "the columns of X and Y are contiguous: --incx and "
                                  "--incy must be 1");
   }
+  if (options_.moe()) {
+    if (options_.suites.size() > 1) throw CLI::ValidationError("--suite", "moe runs on its own");
+    for (const char* other_option : {"--shape", "--op", "--shape-filter", "--incx", "--incy",
+                                     "--alpha", "--beta", "--nrhs", "--step-gib"})
+      if (app_.count(other_option))
+        throw CLI::ValidationError(other_option, "not an option of --suite moe");
+    for (const std::string& dtype : options_.dtypes)
+      if (dtype != "bf16") throw CLI::ValidationError("--dtype", "--suite moe runs bf16");
+    for (const std::string& library : options_.libraries)
+      if (library != "xgemv" && library != kCublasGemmEx)
+        throw CLI::ValidationError("--lib", "--suite moe runs xgemv and cublas-gemmex");
+    for (const std::string& model : options_.models)
+      if (!find_moe_model(model))
+        throw CLI::ValidationError("--model", model + " is not a model of --suite moe");
+    return;
+  }
+  for (const char* moe_option : {"--tokens", "--routing"})
+    if (app_.count(moe_option)) throw CLI::ValidationError(moe_option, "an option of --suite moe");
+  if (contains(options_.weights, "bf16"))
+    throw CLI::ValidationError("--weights", "bf16 is an experts' format of --suite moe");
   if (options_.decode()) {
     if (options_.suites.size() > 1) throw CLI::ValidationError("--suite", "decode runs on its own");
     for (const char* shape_option :
@@ -194,10 +232,14 @@ void CommandLine<Options>::validate() {
         throw CLI::ValidationError("--dtype", "--suite decode runs bf16 and fp16");
     if (contains(options_.libraries, "openblas"))
       throw CLI::ValidationError("--lib", "--suite decode runs the GPU libraries only");
+    for (const std::string& model : options_.models)
+      if (!find_decode_model(model))
+        throw CLI::ValidationError("--model", model + " is not a model of --suite decode");
   } else {
-    for (const char* decode_option : {"--model", "--step-gib"})
-      if (app_.count(decode_option))
-        throw CLI::ValidationError(decode_option, "an option of --suite decode");
+    if (app_.count("--model"))
+      throw CLI::ValidationError("--model", "an option of --suite decode and --suite moe");
+    if (app_.count("--step-gib"))
+      throw CLI::ValidationError("--step-gib", "an option of --suite decode");
   }
 }
 

@@ -48,16 +48,21 @@ struct Options : RunOptions {
   double alpha = 1.0, beta = 0.0;
   bool graph = false;  // time CUDA-graph replays instead of stream launches
   int device = 0;
+  // --suite decode and moe.
+  std::vector<std::string> models;  // empty: every model of the suite
   // --suite decode only.
-  std::vector<std::string> models;    // empty: every decode model
   double step_gib = kDefaultStepGib;  // budget for a step's weights
   // --nrhs: the numbers of right-hand sides every case (decode: every step) runs with, ascending,
   // 1 always among them (time(1) divides every ratio). Empty without --nrhs: one vector, the
   // rows of a run without the option.
   std::vector<int64_t> nrhs;
   // --weights: quantized formats (weights.hpp) every 16-bit op T case and decode step also runs
-  // in, through xgemv_qgemv_nrhs (the xgemv-q rows, and xgemv-q-early-start for decode steps).
+  // in, through xgemv_qgemv_nrhs (the xgemv-q rows, and xgemv-q-early-start for decode steps);
+  // --suite moe: the experts' formats, bf16 (dense) among them.
   std::vector<std::string> weights;
+  // --suite moe only (--model names its models too).
+  std::vector<int64_t> tokens;        // empty: every kMoeTokens
+  std::vector<std::string> routings;  // empty: uniform and skewed
 
   bool wants_library(const std::string& name) const;
   bool nrhs_sweep() const { return !nrhs.empty(); }
@@ -70,6 +75,7 @@ struct Options : RunOptions {
   // The GPU libraries --lib names explicitly (none when --lib is not given).
   std::vector<std::string> device_libraries_named() const;
   bool decode() const;  // --suite decode: whole decode steps instead of shape cases
+  bool moe() const;     // --suite moe: the routed calls of mixture-of-experts layers
 };
 
 struct NcclOptions : RunOptions {

@@ -281,6 +281,12 @@ const std::vector<View>& views() {
        Scope{{"decode"}, {}}.with(&Scope::nrhs, {1, kAnyNrhs}),
        "case | GB | xgemv-q-early-start ms | xgemv-q ms | one-read ms | per-gemv-reads ms | "
        "xgemv-q-early-start % of bound | xgemv-q speed-up | xgemv-q-early-start speed-up"},
+      {"Mixture of experts: xgemv_moe_up (SwiGLU) and xgemv_moe_down per call (nrhs: tokens; "
+       "GEMVs: the experts a call reads; bound: the stream read of their bytes; speed-up over "
+       "cuBLAS GemmEx per expert on the bf16 experts)",
+       Scope{}.with(&Scope::suites, {"moe"}).with(&Scope::nrhs, {1, kAnyNrhs}),
+       "case | GEMVs | GB | xgemv us | ceiling us | cublas-gemmex us | xgemv % of bound | "
+       "xgemv speed-up | xgemv function"},
       {"Bandwidth over P GPUs (bound: P one-GPU stream reads; speed-up over one GPU)",
        Scope{{"nccl-bandwidth"}, {}}.with(&Scope::gpus, {1, kAnyGpus}),
        "case | P | xgemv-nccl GB/s | ceiling GB/s | xgemv-nccl bound GB/s | "

@@ -256,6 +256,25 @@ const std::vector<Target>& targets() {
                     at_nrhs(Scope{{"decode"}, {kXgemvQuantized, kXgemvQuantizedEarlyStart}}, 1,
                             kAnyNrhs),
                     Metric::speedup, 0, "FAILED {} row(s)"});
+    // Mixture of experts (--suite moe, nrhs = tokens): the routed calls against the stream read
+    // of the experts they touch, and beside cuBLAS GemmEx per expert on the bf16 experts.
+    const std::string moe = "moe verdict: ";
+    const Scope moe_rows = Scope{}.with(&Scope::suites, {"moe"}).with(&Scope::nrhs, {1, kAnyNrhs});
+    const Scope moe_calls = moe_rows.with(&Scope::libs, {"xgemv"});
+    const Scope moe_large = moe_calls.with(&Scope::min_matrix_bytes, int64_t{8} << 20);
+    for (const std::string format : {"bf16", "int4-g128"}) {
+      const std::vector<std::string> formats = {format};
+      list.push_back({moe, T::at_least, at_nrhs(moe_large, 1, 16).with(&Scope::formats, formats),
+                      Metric::pct_bound, 85,
+                      format + " xgemv at >= 85% of the stream read of the touched experts' bytes "
+                               "for T = 1..16 on cases >= 8 MiB",
+                      T::label, true});
+      list.push_back({moe, T::at_least, at_nrhs(moe_large, 32, 64).with(&Scope::formats, formats),
+                      Metric::pct_bound, 75, ">= 75% at T = 32, 64", T::label, true});
+      list.push_back({moe, T::geomean, moe_calls.with(&Scope::formats, formats), Metric::speedup, 0,
+                      "speed-up vs cuBLAS GemmEx per expert (bf16)"});
+    }
+    list.push_back({moe, T::failures, moe_rows, Metric::speedup, 0, "FAILED {} row(s)"});
     // Several GPUs: the speed-up over one GPU, and the exchanges beside the split GEMV.
     list.insert(
         list.end(),

@@ -107,12 +107,15 @@ typedef enum xgemv_status {
   XGEMV_STATUS_MISALIGNED = 53          /* a pointer without the alignment the call requires */
 } xgemv_status;
 
-/* Element types, with the values of cudaDataType_t (library_types.h) for the same types. */
+/* Element types, with the values of cudaDataType_t (library_types.h) for the same types. The
+ * integer ones are the index types of xgemv_moe.h's expert ids. */
 typedef enum xgemv_datatype {
   XGEMV_R_32F = 0,  /* float */
   XGEMV_R_64F = 1,  /* double */
   XGEMV_R_16F = 2,  /* __half */
-  XGEMV_R_16BF = 14 /* __nv_bfloat16 */
+  XGEMV_R_32I = 10, /* int32_t */
+  XGEMV_R_16BF = 14, /* __nv_bfloat16 */
+  XGEMV_R_64I = 24  /* int64_t */
 } xgemv_datatype;
 
 typedef enum xgemv_pointer_mode {

@@ -4,11 +4,11 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <utility>
 #include <vector>
 
-#include "common/environment.hpp"
 #include "core.hpp"
 #include "next_blas.hpp"
 
@@ -16,7 +16,7 @@ namespace xgemv::blas {
 namespace {
 
 bool logging_enabled() {
-  static const bool enabled = env::environment_flag("XGEMV_BLAS_LOG");
+  static const bool enabled = environment_flag("XGEMV_BLAS_LOG");
   return enabled;
 }
 
@@ -25,7 +25,10 @@ void log_call(const char *entry, const char *server, const char *detail) {
 }
 
 bool host_arrays_to_gpu() {
-  static const bool to_gpu = env::environment_equals("XGEMV_BLAS_HOST", "gpu");
+  static const bool to_gpu = [] {
+    const char *value = environment_value("XGEMV_BLAS_HOST");
+    return value != nullptr && std::strcmp(value, "gpu") == 0;
+  }();
   return to_gpu;
 }
 

@@ -2,11 +2,9 @@
 
 #include <cstdio>
 
-#include "common/environment.hpp"
+#include "core.hpp"
 
 namespace xgemv::cublas_dropin {
-
-using env::environment_flag;
 
 bool interception_disabled() noexcept {
   static const bool disabled = environment_flag("XGEMV_CUBLAS_DISABLE");

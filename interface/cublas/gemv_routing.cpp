@@ -133,20 +133,20 @@ const ElementTypes *served_gemm_types(cudaDataType a_type, cudaDataType b_type,
   return nullptr;
 }
 
-// The most vectors one problem is served with, by op and A's type. Measured on the H200 over
-// the 25 llm shapes against cuBLAS's GEMM with as many columns, geo-mean (worst):
+// The most vectors one problem is served with, by op and A's type: as many as xgemv's kernel
+// is at least as fast as cuBLAS's GEMM with as many columns, measured over the 25 llm shapes,
+// geo-mean (worst), on the H200:
 // - op T: 16-bit on the tensor cores 1.07-1.08x at 2-8 vectors (0.94x), 1.00x at 16 (0.80x);
 //   fp64 on the fp64 tensor cores 1.02-1.10x at 2-16 (0.93x); fp32 on the CUDA cores
 //   1.21-1.59x at 2-8 (0.95x), 0.87x at 16 in two passes of 8; in one pass through the
-//   shared-memory ring 1.09x at 12 and 1.10x at 16, but 7 of 25 shapes below 1.0x (0.94x;
-//   bench/results/h200-2026-12-05/fma-ring-16-ab) and unaligned columns still in passes of 8,
-//   so Sgemm keeps them;
+//   shared-memory ring 1.09x at 12 and 1.10x at 16, but 7 of 25 shapes below 1.0x (0.94x),
+//   and on an H100 1.02-1.04x at 9-16 with up to 16 of 25 below (0.81x at 9), and unaligned
+//   columns still in passes of 8, so Sgemm keeps them;
 // - op N: 16-bit on the tensor cores 1.01-1.04x at 2-8 (0.85x), 0.95x at 16; fp64 1.10-1.15x
-//   at 2-16 (0.97x)
-// (bench/results/h200-2026-12-04/gpu-suite-ad28039). fp32 op N on the CUDA cores, since its
-// kernel stages x in shared memory, on an H100 (bench/results/h100-2026-12-05/gpu-suite-5022d28):
+//   at 2-16 (0.97x).
+// fp32 op N on the CUDA cores, since its kernel stages x in shared memory, on an H100:
 // 1.58x at 2 vectors (1.06x), 1.55x at 4 (1.06x), 1.22x at 8 (0.90x), 1.09x at 16 (0.82x), so
-// Sgemm keeps more than 4.
+// Sgemm keeps more than 4 (docs/design-notes.md, the cuBLAS drop-in's choices).
 namespace {
 int64_t served_vectors(const GemvProblem &gemv) {
   const ElementType a = gemv.types.a;

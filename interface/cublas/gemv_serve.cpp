@@ -43,8 +43,7 @@ ServeResult serve_on_stream(const char *entry, const void *owner, cudaStream_t s
   {
     const HandleLease lease = acquire_xgemv_handle(owner, stream);
     if (!lease) return {CUBLAS_STATUS_SUCCESS, lease.reason()};
-    xgemv_set_pointer_mode(lease.get(), pointer_mode);
-    status = xgemv::run(lease.get(), problem);
+    status = xgemv::run(lease.get(), problem, RunOptions{stream, pointer_mode});
     variant = xgemv_get_last_kernel_variant(lease.get());
   }
 

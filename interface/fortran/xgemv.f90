@@ -21,42 +21,15 @@ module xgemv
   implicit none
   private
 
-  integer(c_int), parameter, public :: XGEMV_STATUS_SUCCESS = 0
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_TRANS = 1
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_M = 2
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_N = 3
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDA = 6
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_INCX = 8
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_INCY = 11
-  ! The few-right-hand-side calls (xgemv_?gemv_nrhs): X, ldx and Y, ldy stand where x, incx and
-  ! y, incy stand in gemv, so ldx and ldy errors share the incx and incy values.
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDX = 8
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_LDY = 11
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_NRHS = 12
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_HANDLE = 20
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_POINTER_MODE = 21
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_BATCH = 22
-  integer(c_int), parameter, public :: XGEMV_STATUS_NULL_POINTER = 23
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_POINTER = 24
-  integer(c_int), parameter, public :: XGEMV_STATUS_WRONG_DEVICE = 25
-  integer(c_int), parameter, public :: XGEMV_STATUS_CUDA_ERROR = 30
-  integer(c_int), parameter, public :: XGEMV_STATUS_INTERNAL_ERROR = 31
-  integer(c_int), parameter, public :: XGEMV_STATUS_NO_DEVICE = 32
-  integer(c_int), parameter, public :: XGEMV_STATUS_INVALID_SPLIT = 40
-  integer(c_int), parameter, public :: XGEMV_STATUS_NCCL_ERROR = 41
-
-  integer(c_int), parameter, public :: XGEMV_POINTER_MODE_HOST = 0
-  integer(c_int), parameter, public :: XGEMV_POINTER_MODE_DEVICE = 1
+  ! The enumerators of xgemv.h and the typed entry points' public statement (generated from
+  ! src/element_types.json and xgemv.h by cmake/generate_bindings.py).
+  include 'xgemv_constants.inc'
 
   public :: xgemv_create, xgemv_destroy, xgemv_set_stream, xgemv_get_stream
   public :: xgemv_set_pointer_mode, xgemv_get_pointer_mode
   public :: xgemv_set_batch_invariant, xgemv_get_batch_invariant
   public :: xgemv_status_string, xgemv_status_argument, xgemv_last_cuda_error
   public :: xgemv_cuda_error_string, xgemv_status_message, xgemv_cuda_error_message
-  public :: xgemv_sgemv, xgemv_dgemv, xgemv_hgemv, xgemv_bf16gemv
-  public :: xgemv_sgemv_strided_batched, xgemv_dgemv_strided_batched
-  public :: xgemv_hgemv_strided_batched, xgemv_bf16gemv_strided_batched
-  public :: xgemv_sgemv_nrhs, xgemv_dgemv_nrhs, xgemv_hgemv_nrhs, xgemv_bf16gemv_nrhs
 
   interface
     integer(c_int) function xgemv_create(handle) bind(C, name="xgemv_create")
@@ -130,114 +103,13 @@ module xgemv
       import :: c_ptr
     end function
 
-    ! One problem. hgemv / bf16gemv: A, x, y in 16-bit storage, alpha and beta fp32.
-    integer(c_int) function xgemv_sgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, &
-                                        incy) bind(C, name="xgemv_sgemv")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, incx, incy
-    end function
-
-    integer(c_int) function xgemv_dgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, &
-                                        incy) bind(C, name="xgemv_dgemv")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, incx, incy
-    end function
-
-    integer(c_int) function xgemv_hgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, &
-                                        incy) bind(C, name="xgemv_hgemv")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, incx, incy
-    end function
-
-    integer(c_int) function xgemv_bf16gemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, &
-                                           y, incy) bind(C, name="xgemv_bf16gemv")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, incx, incy
-    end function
-
-    ! Few right-hand sides: Y := alpha*op(A)*X + beta*Y for nrhs column-major vectors, X with
-    ! leading dimension ldx, Y with ldy (argument errors: ldx 8, ldy 11, nrhs 12).
-    integer(c_int) function xgemv_sgemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, beta, &
-                                             y, ldy, nrhs) bind(C, name="xgemv_sgemv_nrhs")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
-    end function
-
-    integer(c_int) function xgemv_dgemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, beta, &
-                                             y, ldy, nrhs) bind(C, name="xgemv_dgemv_nrhs")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
-    end function
-
-    integer(c_int) function xgemv_hgemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, beta, &
-                                             y, ldy, nrhs) bind(C, name="xgemv_hgemv_nrhs")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
-    end function
-
-    integer(c_int) function xgemv_bf16gemv_nrhs(handle, trans, m, n, alpha, a, lda, x, ldx, &
-        beta, y, ldy, nrhs) bind(C, name="xgemv_bf16gemv_nrhs")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, ldx, ldy, nrhs
-    end function
-
-    ! batch_count problems of one shape in one launch: problem b uses a + b*stride_a,
-    ! x + b*stride_x, y + b*stride_y (strides in elements).
-    integer(c_int) function xgemv_sgemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
-        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
-        bind(C, name="xgemv_sgemv_strided_batched")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
-      integer(c_int64_t), value :: batch_count
-    end function
-
-    integer(c_int) function xgemv_dgemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
-        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
-        bind(C, name="xgemv_dgemv_strided_batched")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
-      integer(c_int64_t), value :: batch_count
-    end function
-
-    integer(c_int) function xgemv_hgemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
-        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
-        bind(C, name="xgemv_hgemv_strided_batched")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
-      integer(c_int64_t), value :: batch_count
-    end function
-
-    integer(c_int) function xgemv_bf16gemv_strided_batched(handle, trans, m, n, alpha, a, lda, &
-        stride_a, x, incx, stride_x, beta, y, incy, stride_y, batch_count) &
-        bind(C, name="xgemv_bf16gemv_strided_batched")
-      import :: c_int, c_int64_t, c_ptr, c_char
-      type(c_ptr), value :: handle, alpha, a, x, beta, y
-      character(kind=c_char), value :: trans
-      integer(c_int64_t), value :: m, n, lda, stride_a, incx, stride_x, incy, stride_y
-      integer(c_int64_t), value :: batch_count
-    end function
+    ! The typed entry points, one per element type of src/element_types.json and call form:
+    ! xgemv_<p>gemv (one problem), xgemv_<p>gemv_strided_batched (batch_count problems of one
+    ! shape: problem b uses a + b*stride_a, x + b*stride_x, y + b*stride_y, strides in elements)
+    ! and xgemv_<p>gemv_nrhs (Y := alpha*op(A)*X + beta*Y for nrhs column-major vectors, X with
+    ! leading dimension ldx, Y with ldy; argument errors ldx 8, ldy 11, nrhs 12), <p> = s, d, h,
+    ! bf16. hgemv / bf16gemv: A, x, y in 16-bit storage, alpha and beta fp32.
+    include 'xgemv_typed_calls.inc'
   end interface
 
   interface

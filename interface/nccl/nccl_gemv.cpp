@@ -1,15 +1,14 @@
 // The C ABI of xgemv_nccl.h: one template over the element type, thin typed entry points. The
 // local GEMV of each rank is the core's (check_and_run on the handle's stream); NCCL moves the
-// blocks of y or the partial sums; partial_sums.cu adds those. Nothing here throws or allocates.
+// blocks of y or the partial sums; the core's sum_parts adds those. Nothing here throws or
+// allocates.
 #include <xgemv/xgemv_nccl.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
-#include "context.hpp"
 #include "core.hpp"
-#include "partial_sums.hpp"
 #include "split_layout.hpp"
 
 namespace xgemv::nccl {
@@ -65,23 +64,6 @@ xgemv_status layout_of(ncclComm_t comm, xgemv_split split, xgemv_result result,
   return describe_layout(split, result, starts, ranks, rank, trans, m, n, layout);
 }
 
-// The partial sums are computed with host scalars 1 and 0 whatever the handle's pointer mode
-// (alpha and beta are applied once, after the sum); the mode is the caller's again when the
-// call returns. A handle serves one thread at a time, so nothing else sees the change.
-class HostScalarsDuringCall {
- public:
-  explicit HostScalarsDuringCall(xgemv_handle handle) : handle_(handle) {
-    handle_->pointer_mode = XGEMV_POINTER_MODE_HOST;
-  }
-  ~HostScalarsDuringCall() { handle_->pointer_mode = saved_; }
-  HostScalarsDuringCall(const HostScalarsDuringCall &) = delete;
-  HostScalarsDuringCall &operator=(const HostScalarsDuringCall &) = delete;
-
- private:
-  xgemv_handle handle_;
-  xgemv_pointer_mode saved_ = handle_->pointer_mode;
-};
-
 // y := beta*y for the `length` elements of y (increment incy) through the core: a GEMV with
 // alpha == 0 reads neither A nor x and scales y by the BLAS rules (beta == 0 writes zeros).
 template <class T, class S>
@@ -118,13 +100,17 @@ xgemv_status gemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split, xgemv
   if (layout_status != XGEMV_STATUS_SUCCESS) return layout_status;
   if (layout.exchanges_y() && incy != 1) return XGEMV_STATUS_NOT_SUPPORTED;
   if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  handle->last_variant = -1;  // until a local GEMV launches (an empty block launches none)
+  clear_last_kernel_variant(handle);  // until a local GEMV launches (an empty block launches none)
 
   // Quick return (m == 0 or n == 0; alpha == 0 and beta == 1 with host scalars): nothing
   // touched, nothing communicated, on every rank alike.
   if (m == 0 || n == 0) return XGEMV_STATUS_SUCCESS;
   if (alpha == nullptr || beta == nullptr) return XGEMV_STATUS_NULL_POINTER;
-  const bool device_scalars = handle->pointer_mode == XGEMV_POINTER_MODE_DEVICE;
+  xgemv_pointer_mode pointer_mode = XGEMV_POINTER_MODE_HOST;
+  cudaStream_t stream = nullptr;
+  xgemv_get_pointer_mode(handle, &pointer_mode);
+  xgemv_get_stream(handle, &stream);
+  const bool device_scalars = pointer_mode == XGEMV_POINTER_MODE_DEVICE;
   const bool alpha_zero = !device_scalars && *alpha == S(0);
   if (alpha_zero && *beta == S(1)) return XGEMV_STATUS_SUCCESS;
 
@@ -137,11 +123,8 @@ xgemv_status gemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split, xgemv
   if (y == nullptr && layout.kept_length > 0) return XGEMV_STATUS_NULL_POINTER;
   if (!alpha_zero && !layout.local_block_empty() && (a == nullptr || x == nullptr))
     return XGEMV_STATUS_NULL_POINTER;
-  int device = -1;
-  if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
-    return cuda_failure(error);
-  if (device != handle->device) return XGEMV_STATUS_WRONG_DEVICE;
-  const cudaStream_t stream = handle->stream;
+  if (const xgemv_status status = check_handle_device(handle); status != XGEMV_STATUS_SUCCESS)
+    return status;
 
   // alpha == 0 (host scalars): y := beta*y where the rank holds it, without reading A or x and
   // without exchanging anything (every rank scales its own y the same way).
@@ -185,11 +168,14 @@ xgemv_status gemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split, xgemv
         error != cudaSuccess)
       return cuda_failure(error);
   } else {
+    // Host scalars 1 and 0 whatever the handle's pointer mode: alpha and beta are applied once,
+    // after the sum.
     static constexpr S kOne = 1, kZero = 0;
-    const HostScalarsDuringCall host_scalars(handle);
     if (const xgemv_status status = check_and_run(
-            handle, single_problem<T, T, S, S>(trans, layout.local_m, layout.local_n, &kOne, a,
-                                               lda, x, incx, &kZero, own, 1));
+            handle,
+            single_problem<T, T, S, S>(trans, layout.local_m, layout.local_n, &kOne, a, lda, x,
+                                       incx, &kZero, own, 1),
+            RunOptions{std::nullopt, XGEMV_POINTER_MODE_HOST});
         status != XGEMV_STATUS_SUCCESS)
       return status;
   }
@@ -198,12 +184,8 @@ xgemv_status gemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split, xgemv
                                         nccl_type<S>(), comm, stream));
       status != XGEMV_STATUS_SUCCESS)
     return status;
-  if (const cudaError_t error = launch_sum_partials<T, S>(
-          gathered, layout.ranks, layout.outputs, layout.kept_begin, layout.kept_length, alpha,
-          beta, device_scalars, y, stream);
-      error != cudaSuccess)
-    return cuda_failure(error);
-  return XGEMV_STATUS_SUCCESS;
+  return sum_parts<T, S>(handle, gathered + layout.kept_begin, layout.ranks, layout.outputs,
+                         layout.kept_length, alpha, beta, y);
 }
 
 }  // namespace

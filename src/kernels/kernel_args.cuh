@@ -1,11 +1,11 @@
-// What every GEMV kernel takes, by value, the one place kernels are launched, and the ordering
-// every kernel keeps with the kernel before it on the stream.
+// What every GEMV kernel takes, by value, and the ordering every kernel keeps with the kernel
+// before it on the stream (the launch itself: launch/launch_kernel.cuh).
 #pragma once
 
 #include "epilogue.cuh"
 #include "operands.cuh"
 #include "split_combine.cuh"
-#include "variants/variant.hpp"
+#include "launch/launch_kernel.cuh"
 
 namespace xgemv::kernels {
 
@@ -58,33 +58,12 @@ KernelArgs<S> kernel_args(const GemvProblem &problem, const LaunchPlan &plan,
   return {problem, scalars, plan.split, context.workspace};
 }
 
-// The shared memory a block may take without opting in, static and dynamic together.
-inline constexpr unsigned kDefaultBlockSharedBytes = 48u << 10;
-
-// Launches `kernel` (which must call begin_kernel first) with the plan's grid, as a programmatic
-// dependent launch where the device supports it. Variants that stream A early pass their
-// kEarlyStart instance when context.early_start is set.
+// Launches `kernel` (which must call begin_kernel first) on the problem with the plan's grid.
+// Variants that stream A early pass their kEarlyStart instance when context.early_start is set.
 template <class S>
 cudaError_t launch_kernel(void (*kernel)(KernelArgs<S>), const GemvProblem &problem,
                           const LaunchPlan &plan, const LaunchContext &context) {
-  cudaLaunchAttribute attribute = {};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = plan.grid;
-  config.blockDim = plan.block;
-  config.dynamicSmemBytes = plan.shared_bytes;
-  config.stream = context.stream;
-  config.attrs = &attribute;
-  config.numAttrs = context.programmatic ? 1 : 0;
-  // Past 48 KiB with its static shared memory (at most kStaticSharedBytesBound) a kernel must
-  // opt in, on the current device; not a stream operation, so also inside a graph capture.
-  if (plan.shared_bytes + kStaticSharedBytesBound > kDefaultBlockSharedBytes)
-    if (const cudaError_t error = cudaFuncSetAttribute(
-            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared_bytes));
-        error != cudaSuccess)
-      return error;
-  return cudaLaunchKernelEx(&config, kernel, kernel_args<S>(problem, plan, context));
+  return xgemv::launch_kernel(kernel, kernel_args<S>(problem, plan, context), plan, context);
 }
 
 }  // namespace xgemv::kernels

@@ -114,6 +114,73 @@ __device__ __forceinline__ void load_units(const T *p, int64_t stride, int64_t v
   memcpy(units, elements, sizeof(units));
 }
 
+// d[g] += the sums of one warp over its chunks of [k0, k1) for a tile of 16 rows of A (op T:
+// rows of the reduction's length, contiguous), this lane's fragment rows quad and quad + 8 at
+// a_lo and a_hi (lo_in, hi_in: inside the matrix, else masked to zero) and its vectors
+// g * 8 + quad of `vectors` (StridedVectors or a policy of the same members). Per chunk (4 lanes x
+// 16 bytes of each row) each lane loads 16 contiguous bytes of both rows straight into its
+// fragments: the chunk's elements are summed in a permuted order, the same for A and x. The
+// block's kWarps warps take interleaved steps of kUnroll chunks. Whole steps (every load aligned
+// and inside [k0, k1): `aligned`, A's rows and the vectors 16-byte aligned) load without masks:
+// masked rows and vectors read real data into sums that are never stored. The order of each
+// vector's sum depends on the shape alone, never on the vectors' count.
+template <class TA, int kVectorSides, int kUnroll, int kWarps, class Vectors>
+__device__ __forceinline__ void mma_tile_steps(const TA *a_lo, const TA *a_hi, bool lo_in,
+                                               bool hi_in, bool aligned, const Vectors &vectors,
+                                               int64_t k0, int64_t k1,
+                                               typename MmaStep<TA>::Sum (&d)[kVectorSides][4]) {
+  using Step = MmaStep<TA>;
+  using Unit = typename Step::Unit;
+  constexpr int kUnits = Step::kUnits;
+  constexpr int kElems = kElemsPer16B<TA>;
+  constexpr int64_t kChunk = 4 * kElems, kWarpStep = kChunk * kUnroll;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int quad = lane / 4, quad_lane = lane % 4;
+  const TA *x_sides[kVectorSides];
+#pragma unroll
+  for (int g = 0; g < kVectorSides; ++g) x_sides[g] = vectors.column(g * 8 + quad);
+  const auto warp_step = [&](int64_t k, auto whole) {
+    constexpr bool kWhole = decltype(whole)::value;
+    Unit a_units[kUnroll][2][kUnits], x_units[kUnroll][kVectorSides][kUnits];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t kk = k + u * kChunk + kElems * quad_lane;
+      const int64_t valid = kWhole ? kElems : k1 - kk;
+      load_units<TA, true>(a_lo + kk, 1, lo_in ? valid : 0, kWhole, a_units[u][0]);
+      load_units<TA, true>(a_hi + kk, 1, hi_in ? valid : 0, kWhole, a_units[u][1]);
+#pragma unroll
+      for (int g = 0; g < kVectorSides; ++g)
+        load_units<TA, false>(x_sides[g] + kk * vectors.inc, vectors.inc,
+                              g * 8 + quad < vectors.count ? valid : 0, kWhole, x_units[u][g]);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int h = 0; h < kUnits / 2; ++h)
+#pragma unroll
+        for (int g = 0; g < kVectorSides; ++g)
+          Step::mma(d[g], a_units[u][0], a_units[u][1], x_units[u][g], h);
+  };
+  int64_t k = k0 + warp * kWarpStep;
+  if (aligned)
+    for (; k + kWarpStep <= k1; k += kWarps * kWarpStep) warp_step(k, std::true_type{});
+  for (; k < k1; k += kWarps * kWarpStep) warp_step(k, std::false_type{});
+}
+
+// A warp's sums d[g] of a 16-row tile (fragment rows quad and quad + 8, vectors
+// g * 8 + 2 * quad_lane + {0, 1}) into its values: value c * kOutputs + row of vector c.
+template <int kOutputs, int kVectorSides, class S>
+__device__ __forceinline__ void store_fragment_sums(const S (&d)[kVectorSides][4], S *values) {
+  const int lane = threadIdx.x % 32, quad = lane / 4, quad_lane = lane % 4;
+#pragma unroll
+  for (int g = 0; g < kVectorSides; ++g)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int row = quad + (r / 2) * 8, c = g * 8 + 2 * quad_lane + r % 2;
+      values[c * kOutputs + row] = d[g][r];
+    }
+}
+
 // Whether A's and x's element type (the same) has a tensor-core step, at compile time with the
 // step's sum type: 16-bit (fp32 sums) or fp64.
 template <class TA, class TX, class S>
@@ -123,35 +190,3 @@ inline constexpr bool kHasMmaStep =
      std::is_same_v<TA, double>);
 
 }  // namespace xgemv::kernels
-
-namespace xgemv {
-
-// The same, of a problem: the types the tensor-core several-vector variants implement.
-inline bool has_mma_step(const GemvProblem &p) {
-  const bool mma_type = p.types.a == ElementType::kF16 || p.types.a == ElementType::kBF16 ||
-                        p.types.a == ElementType::kF64;
-  return mma_type && p.types.x == p.types.a;
-}
-
-// Launches a tensor-core several-vector kernel over the passes of the problem (tiles of
-// tile_values sums): kernel_of(sides) is its instance for 1 or 2 sides of 8 vectors, picked by
-// each pass's count. Types without a tensor-core step are never chosen (implements).
-template <class TA, class TX, class TY, class S, class KernelOf>
-cudaError_t launch_mma_passes(const GemvProblem &problem, const LaunchPlan &plan,
-                              const LaunchContext &context, int64_t tile_values,
-                              KernelOf &&kernel_of) {
-  if constexpr (kernels::kHasMmaStep<TA, TX, S>) {
-    return for_each_rhs_launch<TA, TX, TY>(
-        problem, plan, tile_values, int(sizeof(S)),
-        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-          return kernels::launch_kernel(pass.rhs_count <= 8
-                                            ? kernel_of(std::integral_constant<int, 1>{})
-                                            : kernel_of(std::integral_constant<int, 2>{}),
-                                        pass, pass_plan, context);
-        });
-  } else {
-    return cudaErrorNotSupported;
-  }
-}
-
-}  // namespace xgemv

@@ -10,27 +10,9 @@
 
 #include <type_traits>
 
-#include "problem.hpp"
+#include "quant/code_traits.hpp"
 
 namespace xgemv::kernels {
-
-template <class Code>
-struct CodeTraits;
-template <>
-struct CodeTraits<Int4Code> {
-  static constexpr int kBlockInputs = 64;  // inputs per k-block of a tile
-};
-template <>
-struct CodeTraits<Int8Code> {
-  static constexpr int kBlockInputs = 32;
-};
-template <>
-struct CodeTraits<E4M3Code> {
-  static constexpr int kBlockInputs = 32;
-};
-// mma steps (16 inputs each) per k-block.
-template <class Code>
-inline constexpr int kStepsPerBlock = CodeTraits<Code>::kBlockInputs / 16;
 
 // The A fragment of one mma step: output o0's inputs e0, e1 | o1's e0, e1 | o0's e2, e3 |
 // o1's e2, e3, two 16-bit values per register (the first in the low half).
@@ -100,7 +82,7 @@ __device__ __forceinline__ Fragment int4_fragment(unsigned u, const Int4Offsets<
 
 // Two int8 codes (bytes `first` and `first + 1` of w) as a 16-bit pair, exact.
 template <class TX>
-__device__ __forceinline__ unsigned int8_pair(unsigned w, int first) {
+__device__ __forceinline__ unsigned byte_pair(Int8Code, unsigned w, int first) {
   const unsigned biased = w ^ 0x80808080u;  // q + 128, unsigned
   if constexpr (std::is_same_v<TX, __half>) {
     // 1024 + (q + 128) in fp16, then minus 1152.
@@ -120,7 +102,7 @@ __device__ __forceinline__ unsigned int8_pair(unsigned w, int first) {
 
 // Two e4m3 codes (bytes `first` and `first + 1` of w) as a 16-bit pair, exact (NaN stays NaN).
 template <class TX>
-__device__ __forceinline__ unsigned e4m3_pair(unsigned w, int first) {
+__device__ __forceinline__ unsigned byte_pair(E4M3Code, unsigned w, int first) {
   const unsigned short codes = static_cast<unsigned short>(w >> (8 * first));
   unsigned halves;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
@@ -146,18 +128,22 @@ __device__ __forceinline__ unsigned e4m3_pair(unsigned w, int first) {
 template <class Code, class TX>
 __device__ __forceinline__ Fragment byte_fragment(unsigned w0, unsigned w1) {
   Fragment f;
-  if constexpr (std::is_same_v<Code, Int8Code>) {
-    f.r[0] = int8_pair<TX>(w0, 0);
-    f.r[1] = int8_pair<TX>(w1, 0);
-    f.r[2] = int8_pair<TX>(w0, 2);
-    f.r[3] = int8_pair<TX>(w1, 2);
-  } else {
-    f.r[0] = e4m3_pair<TX>(w0, 0);
-    f.r[1] = e4m3_pair<TX>(w1, 0);
-    f.r[2] = e4m3_pair<TX>(w0, 2);
-    f.r[3] = e4m3_pair<TX>(w1, 2);
-  }
+  f.r[0] = byte_pair<TX>(Code{}, w0, 0);
+  f.r[1] = byte_pair<TX>(Code{}, w1, 0);
+  f.r[2] = byte_pair<TX>(Code{}, w0, 2);
+  f.r[3] = byte_pair<TX>(Code{}, w1, 2);
   return f;
+}
+
+// The A fragment of mma step s of a lane's 16-byte slot `words` of a k-block: 4-bit codes (one
+// word a step) with the zero points of the slot's two outputs, or 8-bit ones (two words).
+template <class Code, class TX>
+__device__ __forceinline__ Fragment code_fragment(const unsigned (&words)[4], int s, unsigned z_lo,
+                                                  unsigned z_hi) {
+  if constexpr (CodeTraits<Code>::kBits == 4)
+    return int4_fragment<TX>(words[s], Int4Offsets<TX>(z_lo), Int4Offsets<TX>(z_hi));
+  else
+    return byte_fragment<Code, TX>(words[2 * s], words[2 * s + 1]);
 }
 
 }  // namespace xgemv::kernels

@@ -13,11 +13,9 @@
 
 #include "elements.cuh"
 #include "kernel_args.cuh"
+#include "launch/rhs_passes.hpp"
 
 namespace xgemv::kernels {
-
-// Vectors one launch carries; more are computed in further passes, each reading A again.
-inline constexpr int kMaxRhsPerPass = 16;
 
 // kCount elements at p (aligned to their size) as 8- or 16-byte words, each read by
 // read_word(const W *) for W int2 or int4.
@@ -101,6 +99,38 @@ __device__ __forceinline__ bool vectors_aligned(const T *base, int64_t ld, int b
   return is_aligned_to(base, bytes) && (ld * int64_t(sizeof(T))) % bytes == 0;
 }
 
+// The vectors of a pass of a several-vector call as the tensor-core kernels read them: vector
+// c at x + c * ld, its elements inc apart; those past `count` read the last one (into sums that
+// are never stored).
+template <class T>
+struct StridedVectors {
+  const T *x;
+  int64_t ld, inc, count;
+  __device__ __forceinline__ const T *column(int c) const {
+    return x + min(int64_t(c), count - 1) * ld;
+  }
+  // Every vector's runs of `bytes` (from a multiple of them) are one load each.
+  __device__ __forceinline__ bool aligned(int bytes) const {
+    return inc == 1 && vectors_aligned(x, ld, bytes);
+  }
+};
+
+// The block's warp values added in warp order into sums[0], for the first `used` values (after
+// a barrier; another ends it). Every thread of the block calls it.
+template <int kWarps, int kThreads, int kValues, class S>
+__device__ __forceinline__ void sum_warp_values(S (&sums)[kWarps][kValues], int used) {
+  __syncthreads();
+  if constexpr (kWarps > 1) {
+    for (int i = threadIdx.x; i < used; i += kThreads) {
+      S sum = sums[0][i];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) sum += sums[w][i];
+      sums[0][i] = sum;
+    }
+    __syncthreads();
+  }
+}
+
 // The end of a tile of kOutputs outputs x kMaxRhsPerPass vectors (value i = vector i /
 // kOutputs, output i % kOutputs). On entry sums[w] holds warp w's sums; they are added in warp
 // order (into sums[0]), combined across splits, and stored for the outputs [first_output,
@@ -114,16 +144,7 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
   constexpr int kValues = kOutputs * kMaxRhsPerPass;
   const GemvProblem &p = args.problem;
   const int used = int(vectors) * kOutputs;  // the values of the pass's vectors
-  __syncthreads();
-  if constexpr (kWarps > 1) {
-    for (int i = threadIdx.x; i < used; i += kThreads) {
-      S sum = sums[0][i];
-#pragma unroll
-      for (int w = 1; w < kWarps; ++w) sum += sums[w][i];
-      sums[0][i] = sum;
-    }
-    __syncthreads();
-  }
+  sum_warp_values<kWarps, kThreads>(sums, used);
   S *tile_sums = sums[0];
   if (args.split.count == 1 ||
       combine_splits<kValues, kThreads>(args.workspace, tile, args.split.count, int(blockIdx.y),
@@ -138,62 +159,3 @@ __device__ __forceinline__ void finish_rhs_tile(const KernelArgs<S> &args, int64
 }
 
 }  // namespace xgemv::kernels
-
-namespace xgemv {
-
-// Runs launch_pass(pass) for every kPassVectors vectors of the problem (the vectors of each
-// pass starting at x + c0 * x.ld, y + c0 * y.ld), in order, on the same stream.
-template <class TX, class TY, int kPassVectors, class LaunchPass>
-cudaError_t for_each_rhs_pass(const GemvProblem &problem, LaunchPass &&launch_pass) {
-  static_assert(kPassVectors <= kernels::kMaxRhsPerPass);
-  for (int64_t c0 = 0; c0 < problem.rhs_count; c0 += kPassVectors) {
-    GemvProblem pass = problem;
-    pass.rhs_count = std::min<int64_t>(kPassVectors, problem.rhs_count - c0);
-    if (c0 > 0) {
-      pass.x.data = static_cast<const TX *>(problem.x.data) + c0 * problem.x.ld;
-      pass.y.data = static_cast<TY *>(problem.y.data) + c0 * problem.y.ld;
-    }
-    if (const cudaError_t error = launch_pass(pass); error != cudaSuccess) return error;
-  }
-  return cudaSuccess;
-}
-
-// Runs launch(part, plan) over the passes of kPassVectors vectors of the problem. The
-// several-vector variants plan a batch as one problem (their bits depend on the shape alone),
-// so a batch runs in one launch when the workspace holds every item's partial sums
-// (tile_values of accumulator_bytes per tile and split), and otherwise one launch per item,
-// with the same bits.
-template <class TA, class TX, class TY, int kPassVectors = kernels::kMaxRhsPerPass, class Launch>
-cudaError_t for_each_rhs_launch(const GemvProblem &problem, const LaunchPlan &plan,
-                                int64_t tile_values, int accumulator_bytes, Launch &&launch) {
-  const int64_t tiles = int64_t(plan.grid.x) * problem.batch_count;
-  const bool one_launch =
-      plan.split.count == 1 ||
-      (tiles <= kernels::kSplitTileCounters &&
-       tiles * plan.split.count * tile_values * accumulator_bytes <=
-           int64_t(kernels::kSplitPartialBytes));
-  if (one_launch)
-    return for_each_rhs_pass<TX, TY, kPassVectors>(
-        problem, [&](const GemvProblem &pass) { return launch(pass, plan); });
-  LaunchPlan single = plan;
-  single.grid.z = 1;
-  for (int64_t b = 0; b < problem.batch_count; ++b) {
-    GemvProblem item = problem;
-    item.batch_count = 1;
-    if (problem.pointer_arrays()) {
-      item.a.array += b;
-      item.x.array += b;
-      item.y.array += b;
-    } else {
-      item.a.data = static_cast<const TA *>(problem.a.data) + b * problem.a.stride;
-      item.x.data = static_cast<const TX *>(problem.x.data) + b * problem.x.stride;
-      item.y.data = static_cast<TY *>(problem.y.data) + b * problem.y.stride;
-    }
-    const cudaError_t error = for_each_rhs_pass<TX, TY, kPassVectors>(
-        item, [&](const GemvProblem &pass) { return launch(pass, single); });
-    if (error != cudaSuccess) return error;
-  }
-  return cudaSuccess;
-}
-
-}  // namespace xgemv

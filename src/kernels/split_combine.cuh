@@ -1,4 +1,4 @@
-// The deterministic combine of a split reduction (device side of split_plan.hpp): every split
+// The deterministic combine of a split reduction (device side of launch/split_plan.hpp): every split
 // block publishes its partial sums, the last to arrive adds them up in a fixed order.
 #pragma once
 
@@ -6,7 +6,7 @@
 
 #include <cuda/atomic>
 
-#include "split_plan.hpp"
+#include "launch/split_plan.hpp"
 
 namespace xgemv::kernels {
 

@@ -21,6 +21,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "quant/code_traits.hpp"
+#include "type_switches.hpp"
 #include "quant/packed_layout.hpp"
 
 namespace xgemv::quant {
@@ -69,22 +71,7 @@ XGEMV_HOST_DEVICE T from_float(float v) {
 }
 
 template <class Code>
-inline constexpr bool kFourBitCode = std::is_same_v<Code, Int4Code>;
-
-// --- the value of a code, and the code of a value (xgemv_quant.h) ----------------------------
-
-// v of a code (its low 4 or 8 bits) with zero point z (INT4; 8 for symmetric codes).
-template <class Code>
-XGEMV_HOST_DEVICE float code_value(unsigned code, unsigned z) {
-  if constexpr (kFourBitCode<Code>) {
-    return float(int(code & 0xFu) - int(z));
-  } else if constexpr (std::is_same_v<Code, Int8Code>) {
-    return float(int(static_cast<signed char>(code & 0xFFu)));
-  } else {
-    const __half_raw h = __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(code & 0xFFu), __NV_E4M3);
-    return __half2float(__half(h));
-  }
-}
+inline constexpr bool kFourBitCode = CodeTraits<Code>::kBits == 4;
 
 // The extremes a scale is chosen from: max |w|, and min w, max w, all three over the unit's
 // weights and 0.
@@ -107,33 +94,28 @@ struct ChosenScale {
 // xgemv_qweight_quantize's scale (rounded to TS) and zero point of one unit.
 template <class Code, class TS>
 XGEMV_HOST_DEVICE ChosenScale<TS> choose_scale(const Extremes &x, bool zero_points) {
+  // With zero points the codes 0..2^bits - 1 span [min, max]; else +-largest span +-max |w|.
+  constexpr float kCodeSpan = float((1u << CodeTraits<Code>::kBits) - 1);
   float s;
-  if constexpr (kFourBitCode<Code>)
-    s = zero_points ? div_rn(sub_rn(x.max, x.min), 15.0f) : div_rn(x.max_abs, 7.0f);
-  else if constexpr (std::is_same_v<Code, Int8Code>)
-    s = div_rn(x.max_abs, 127.0f);
+  if constexpr (CodeTraits<Code>::kZeroPoints)
+    s = zero_points ? div_rn(sub_rn(x.max, x.min), kCodeSpan)
+                    : div_rn(x.max_abs, CodeTraits<Code>::kLargestValue);
   else
-    s = div_rn(x.max_abs, 448.0f);
+    s = div_rn(x.max_abs, CodeTraits<Code>::kLargestValue);
   if (s == 0.0f) s = 0.0f;  // +0, whichever zero the extremes carried
   const TS rounded = from_float<TS>(s);
   const float scale = to_float(rounded);
   unsigned z = 8;
-  if (zero_points && scale != 0.0f) z = unsigned(clamp(rintf(div_rn(-x.min, scale)), 0.0f, 15.0f));
+  if (zero_points && scale != 0.0f)
+    z = unsigned(clamp(rintf(div_rn(-x.min, scale)), 0.0f, kCodeSpan));
   return {rounded, z};
 }
 
 // The code of weight w with the (rounded) scale s and zero point z (8 for symmetric INT4).
 template <class Code>
 XGEMV_HOST_DEVICE unsigned quantize_code(float w, float s, unsigned z) {
-  if (s == 0.0f) return kFourBitCode<Code> ? z : 0u;  // v = 0 (z is 8 for such a group)
-  const float r = div_rn(w, s);
-  if constexpr (kFourBitCode<Code>) {
-    return unsigned(clamp(rintf(r) + float(z), 0.0f, 15.0f));
-  } else if constexpr (std::is_same_v<Code, Int8Code>) {
-    return unsigned(int(clamp(rintf(r), -127.0f, 127.0f))) & 0xFFu;
-  } else {
-    return __nv_cvt_float_to_fp8(r, __NV_SATFINITE, __NV_E4M3);
-  }
+  if (s == 0.0f) return CodeTraits<Code>::kZeroPoints ? z : 0u;  // v = 0 (z is 8 for such a group)
+  return CodeTraits<Code>::code_of(div_rn(w, s), z);
 }
 
 // The zero point stored for output o, packed group j.
@@ -361,7 +343,7 @@ struct Dequantize {
         if (column < 0 || column >= g.inputs) continue;  // not a permutation: never out of bounds
         const int64_t j = g.group_of(k);
         const unsigned z = zeros != nullptr ? stored_zero(g, zeros, o, j) : 8u;
-        const float v = code_value<Code>(word >> code_place<kFourBit>(g, o, k).shift(), z);
+        const float v = CodeTraits<Code>::value(word >> code_place<kFourBit>(g, o, k).shift(), z);
         out[o * ld + column] = from_float<TO>(mul_rn(v, to_float(scales[scale_index(g, o, j)])));
       }
   }
@@ -523,11 +505,7 @@ cudaError_t with_weight_type(xgemv_datatype type, F &&f) {
 }
 template <class F>
 cudaError_t with_code(xgemv_qformat format, F &&f) {
-  switch (format) {
-    case XGEMV_QFORMAT_INT4: return f(Type<Int4Code>{});
-    case XGEMV_QFORMAT_INT8: return f(Type<Int8Code>{});
-    default: return f(Type<E4M3Code>{});
-  }
+  return with_code_type(format, cudaErrorInvalidValue, f);
 }
 
 // The parts of a weight's storage, typed.
@@ -607,7 +585,7 @@ cudaError_t launch_pack(const xgemv_qweight_st &weight, const PlainTensors &t,
   cudaError_t error = zero_gaps(weight, stream);
   if (error == cudaSuccess)
     error = with_code(weight.info.format, [&](auto code) {
-      constexpr bool kFourBit = kFourBitCode<typename decltype(code)::type>;
+      constexpr bool kFourBit = kFourBitCode<decltype(code)>;
       return write_codes<kFourBit>(g, parts.codes,
                                    PlainCodes{static_cast<const uint8_t *>(t.codes), t.ldc},
                                    stream);
@@ -669,7 +647,7 @@ cudaError_t launch_quantize(const xgemv_qweight_st &weight, const void *weights,
   cudaError_t error = zero_gaps(weight, stream);
   if (error != cudaSuccess) return error;
   return with_code(weight.info.format, [&](auto code) {
-    using Code = typename decltype(code)::type;
+    using Code = decltype(code);
     return with_weight_type(weight.info.activation_type, [&](auto weight_type) {
       using TW = typename decltype(weight_type)::type;
       return with_float_type(weight.info.scale_type, [&](auto scale_type) {
@@ -677,7 +655,7 @@ cudaError_t launch_quantize(const xgemv_qweight_st &weight, const void *weights,
         const auto *w = static_cast<const TW *>(weights);
         auto *scales = static_cast<TS *>(parts.scales);
         // First the scales (and zero points), a block per unit of weights that shares one...
-        if constexpr (std::is_same_v<Code, E4M3Code>) {
+        if constexpr (CodeTraits<Code>::kBlockScales) {
           if (weight.info.format == XGEMV_QFORMAT_FP8_E4M3_BLOCK) {
             const int64_t units = (g.row_tiles * kTileOutputs + 127) / 128 * g.scale_groups;
             quantize_block_scales<TW, TS>
@@ -708,7 +686,7 @@ cudaError_t launch_dequantize(const xgemv_qweight_st &weight, void *out, int64_t
   const PackedGeometry g = packed_geometry(weight);
   const Parts parts = parts_of(weight);
   return with_code(weight.info.format, [&](auto code) {
-    using Code = typename decltype(code)::type;
+    using Code = decltype(code);
     return with_float_type(weight.info.scale_type, [&](auto scale_type) {
       using TS = typename decltype(scale_type)::type;
       return with_float_type(out_type, [&](auto output_type) {

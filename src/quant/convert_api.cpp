@@ -37,10 +37,9 @@ xgemv_status cuda_failure(cudaError_t error) {
 // The current device must be the handle's; then the launch, on the handle's stream.
 template <class Launch>
 xgemv_status on_handle_device(xgemv_handle handle, Launch &&launch) noexcept {
-  int device = -1;
-  if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
-    return cuda_failure(error);
-  if (device != handle->device) return XGEMV_STATUS_WRONG_DEVICE;
+  if (const xgemv_status status = xgemv::check_handle_device(handle);
+      status != XGEMV_STATUS_SUCCESS)
+    return status;
   if (const cudaError_t error = launch(handle->stream); error != cudaSuccess)
     return cuda_failure(error);
   return XGEMV_STATUS_SUCCESS;

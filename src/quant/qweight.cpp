@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "type_switches.hpp"
+
 namespace xgemv::quant {
 namespace {
 
@@ -13,10 +15,7 @@ size_t align_up(size_t bytes) {
 
 int64_t scale_bytes(xgemv_datatype type) { return type == XGEMV_R_32F ? 4 : 2; }
 
-bool is_format(xgemv_qformat format) {
-  return format == XGEMV_QFORMAT_INT4 || format == XGEMV_QFORMAT_INT8 ||
-         format == XGEMV_QFORMAT_FP8_E4M3 || format == XGEMV_QFORMAT_FP8_E4M3_BLOCK;
-}
+bool is_format(xgemv_qformat format) { return code_type_of(format).has_value(); }
 
 }  // namespace
 
@@ -27,9 +26,7 @@ ElementType element_type(xgemv_datatype type) noexcept {
 }
 
 ElementType code_type(xgemv_qformat format) noexcept {
-  return format == XGEMV_QFORMAT_INT4   ? ElementType::kInt4
-         : format == XGEMV_QFORMAT_INT8 ? ElementType::kInt8
-                                        : ElementType::kE4M3;
+  return code_type_of(format).value_or(ElementType::kInt4);
 }
 
 int64_t packed_group(const xgemv_qweight_info &info, const xgemv_qweight_layout &layout) noexcept {

@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "problem.hpp"
+#include "quant/code_traits.hpp"
+#include "type_switches.hpp"
 
 struct xgemv_qweight_st {
   xgemv_qweight_info info;
@@ -17,9 +19,11 @@ struct xgemv_qweight_st {
 
 namespace xgemv::quant {
 
-// Inputs per k-block of the packed codes: 64 for 4-bit codes, 32 for 8-bit ones.
+// Inputs per k-block of the packed codes (64 for 4-bit codes, 32 for 8-bit ones); 0 for no
+// format.
 constexpr int64_t k_block_inputs(xgemv_qformat format) {
-  return format == XGEMV_QFORMAT_INT4 ? 64 : 32;
+  return with_code_type(format, int64_t(0),
+                        [](auto code) { return int64_t(CodeTraits<decltype(code)>::kBlockInputs); });
 }
 inline constexpr int64_t kTileOutputs = 16;
 inline constexpr int64_t kTileBlockBytes = 512;  // one tile's k-block: 32 lanes x 16 bytes

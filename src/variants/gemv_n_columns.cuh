@@ -10,52 +10,9 @@
 #pragma once
 
 #include "kernels/elements.cuh"
-#include "kernels/kernel_args.cuh"
+#include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-struct GemvNColumns {
-  static constexpr int kThreads = 256;
-  static constexpr int kBlocksPerSm = 4;    // residency the launch bounds ask for (64 registers)
-  static constexpr int kMaxColumns = 16;    // the widest A the automatic choice gives it
-  static constexpr int kLoadsInFlight = 8;  // 16-byte loads per thread per column step
-  static constexpr VariantName kName = variant_name("n_columns", kMaxColumns);
-  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
-
-  // Row slices per thread: 16 accumulator registers (4 slices of fp32 or fp64 elements, 2 of
-  // 16-bit elements widened to fp32), the rest of the 64 for the loads in flight.
-  static constexpr int chunks(int a_bytes, int accumulator_bytes) {
-    return 4 * a_bytes / accumulator_bytes;
-  }
-  static int64_t tile_rows(const GemvProblem &p) {
-    return int64_t(kThreads) * a_elements_per_16_bytes(p) *
-           chunks(element_bytes(p.types.a), element_bytes(p.types.scalar));
-  }
-
-  static bool implements(const GemvProblem &p) { return !p.transposed(); }
-
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &) {
-    return {dim3(unsigned(ceil_div(p.m, tile_rows(p))), 1, grid_z(p.batch_count)), dim3(kThreads),
-            {}};
-  }
-
-  // Up to 16 columns (n_rowtile's slots would be mostly idle), and tiles for at least half the
-  // SMs: a block keeps 256 x 8 x 16 = 32 KB in flight, what an SM needs (Little's law on the
-  // H200: ~26 KB), so half the SMs already stream more than n_rowtile does at n <= 16 (26-38%
-  // of the ceiling on 2M x 8, bench/results/h200-2026-11-30). Shorter A keeps n_rowtile, whose
-  // smaller tiles and column slots spread it over more blocks.
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    if (p.n > kMaxColumns || 2 * ceil_div(p.m, tile_rows(p)) < device.sm_count) return false;
-    plan = GemvNColumns::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // Row of element e of a thread's slice inside its chunk of kThreads * kElems rows. Vector
 // path: the thread's contiguous 16 bytes. Scalar path: consecutive threads take consecutive
@@ -171,13 +128,49 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
 
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvNColumns::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                                 const LaunchContext &context) {
-  return kernels::launch_kernel(&kernels::gemv_n_columns<TA, TX, TY, S, GemvNColumns>, problem,
-                                plan, context);
-}
+namespace xgemv {
+
+struct GemvNColumns : VariantBase<GemvNColumns, VariantFamily::kSingleVector> {
+  static constexpr int kThreads = 256;
+  static constexpr int kBlocksPerSm = 4;    // residency the launch bounds ask for (64 registers)
+  static constexpr int kMaxColumns = 16;    // the widest A the automatic choice gives it
+  static constexpr int kLoadsInFlight = 8;  // 16-byte loads per thread per column step
+  static constexpr VariantName kName = variant_name("n_columns", kMaxColumns);
+
+  // Row slices per thread: 16 accumulator registers (4 slices of fp32 or fp64 elements, 2 of
+  // 16-bit elements widened to fp32), the rest of the 64 for the loads in flight.
+  static constexpr int chunks(int a_bytes, int accumulator_bytes) {
+    return 4 * a_bytes / accumulator_bytes;
+  }
+  static int64_t tile_rows(const GemvProblem &p) {
+    return int64_t(kThreads) * a_elements_per_16_bytes(p) *
+           chunks(element_bytes(p.types.a), element_bytes(p.types.scalar));
+  }
+
+  static bool implements(const GemvProblem &p) { return !p.transposed(); }
+
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &) {
+    return {dim3(unsigned(ceil_div(p.m, tile_rows(p))), 1, grid_z(p.batch_count)), dim3(kThreads),
+            {}};
+  }
+
+  // Up to 16 columns (n_rowtile's slots would be mostly idle), and tiles for at least half the
+  // SMs: a block keeps 256 x 8 x 16 = 32 KB in flight, what an SM needs (Little's law on the
+  // H200: ~26 KB), so half the SMs already stream more than n_rowtile does at n <= 16 (26-38%
+  // of the ceiling on 2M x 8 on the H200). Shorter A keeps n_rowtile, whose
+  // smaller tiles and column slots spread it over more blocks.
+  static bool prefers(const GemvProblem &p, const DeviceLimits &device) {
+    return p.n <= kMaxColumns && 2 * ceil_div(p.m, tile_rows(p)) >= device.sm_count;
+  }
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return kernels::launch_kernel(&kernels::gemv_n_columns<TA, TX, TY, S, GemvNColumns>, problem,
+                                  plan, context);
+  }
+};
 
 }  // namespace xgemv

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "kernels/rhs_tile.cuh"
+#include "variants/variant_base.hpp"
 
 namespace xgemv {
 
@@ -20,55 +21,12 @@ namespace xgemv {
 template <class TA>
 inline constexpr int kNFmaRows = sizeof(TA) == 8 ? 2 : 4;
 
-struct GemvNFma {
-  static constexpr int kWarps = 4;
-  static constexpr int kThreads = 32 * kWarps;
-  // Residency the launch bounds ask for: 4 blocks (128 registers); the accumulators of 8 and 16
-  // vectors would spill there, so 3 blocks (168) and 2 (255) for those instances.
-  static constexpr int kBlocksPerSm = 4;
-  // A split fills one wave and no more (as t_rowblock's, which was measured).
-  static constexpr int64_t kSplitWaves = 1;
-  static constexpr int blocks_per_sm(int vectors) {
-    return vectors >= 16 ? 2 : vectors >= 8 ? 3 : kBlocksPerSm;
-  }
-  static constexpr int kStepColumns = 4;  // columns per step: one x load per vector
-  static constexpr int kUnroll = 2;       // steps in flight per lane
-  static constexpr VariantName kName = variant_name("n_fma", kernels::kMaxRhsPerPass);
-  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
-
-  static int64_t tile_rows(const GemvProblem &p) {
-    return 32 * (p.types.a == ElementType::kF64 ? kNFmaRows<double> : kNFmaRows<float>);
-  }
-
-  static bool implements(const GemvProblem &p) { return !p.transposed(); }
-
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t tiles = ceil_div(p.m, tile_rows(p));
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, /*batch: planned as one problem*/ 1, p.n,
-        int64_t(kStepColumns) * kUnroll * kWarps, tile_rows(p) * kernels::kMaxRhsPerPass,
-        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
-            split};
-  }
-
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = GemvNFma::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
 namespace kernels {
 
 // kVectors: the vectors this instance carries (the pass's count rounded up to a power of two).
-template <class TA, class TX, class TY, class S, int kVectors>
-__global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kVectors))
+template <class TA, class TX, class TY, class S, class Variant, int kVectors>
+__global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVectors))
     gemv_n_fma(const KernelArgs<S> args) {
-  using Variant = GemvNFma;
   constexpr int kWarps = Variant::kWarps, kUnroll = Variant::kUnroll;
   constexpr int kRows = kNFmaRows<TA>, kTileRows = 32 * kRows;
   constexpr int kStepColumns = Variant::kStepColumns;
@@ -181,19 +139,52 @@ __global__ void __launch_bounds__(GemvNFma::kThreads, GemvNFma::blocks_per_sm(kV
 
 }  // namespace kernels
 
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvNFma::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                             const LaunchContext &context) {
-  using kernels::gemv_n_fma;
-  return for_each_rhs_launch<TA, TX, TY>(
-      problem, plan, tile_rows(problem) * kernels::kMaxRhsPerPass, int(sizeof(S)),
-      [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-        const auto kernel = kernels::kernel_for_vectors<kernels::kMaxRhsPerPass>(
-            pass.rhs_count, [](auto vectors) {
-              return &gemv_n_fma<TA, TX, TY, S, decltype(vectors)::value>;
-            });
-        return kernels::launch_kernel(kernel, pass, pass_plan, context);
-      });
-}
+struct GemvNFma : VariantBase<GemvNFma, VariantFamily::kSeveralRhs> {
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = 32 * kWarps;
+  // Residency the launch bounds ask for: 4 blocks (128 registers); the accumulators of 8 and 16
+  // vectors would spill there, so 3 blocks (168) and 2 (255) for those instances.
+  static constexpr int kBlocksPerSm = 4;
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
+  static constexpr int blocks_per_sm(int vectors) {
+    return vectors >= 16 ? 2 : vectors >= 8 ? 3 : kBlocksPerSm;
+  }
+  static constexpr int kStepColumns = 4;  // columns per step: one x load per vector
+  static constexpr int kUnroll = 2;       // steps in flight per lane
+  static constexpr VariantName kName = variant_name("n_fma", kMaxRhsPerPass);
+
+  static int64_t tile_rows(const GemvProblem &p) {
+    return 32 * (p.types.a == ElementType::kF64 ? kNFmaRows<double> : kNFmaRows<float>);
+  }
+
+  static bool implements(const GemvProblem &p) { return !p.transposed(); }
+
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t tiles = ceil_div(p.m, tile_rows(p));
+    const SplitPlan split = plan_split(
+        tiles, /*batch: planned as one problem*/ 1, p.n,
+        int64_t(kStepColumns) * kUnroll * kWarps, tile_rows(p) * kMaxRhsPerPass,
+        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
+            split};
+  }
+
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    using kernels::gemv_n_fma;
+    return for_each_rhs_launch<TA, TX, TY>(
+        problem, plan, tile_rows(problem) * kMaxRhsPerPass, int(sizeof(S)),
+        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
+          const auto kernel = kernels::kernel_for_vectors<kMaxRhsPerPass>(
+              pass.rhs_count, [](auto vectors) {
+                return &gemv_n_fma<TA, TX, TY, S, GemvNFma, decltype(vectors)::value>;
+              });
+          return kernels::launch_kernel(kernel, pass, pass_plan, context);
+        });
+  }
+};
 
 }  // namespace xgemv

@@ -13,6 +13,7 @@
 
 #include "kernels/mma_step.cuh"
 #include "kernels/rhs_tile.cuh"
+#include "variants/variant_base.hpp"
 
 namespace xgemv {
 
@@ -26,63 +27,6 @@ struct NMmaBlock {
   static constexpr int kWarpsAlongReduction = kReductionWarps;
   static constexpr int kWarps = kOutputWarps * kReductionWarps;
   static constexpr int kResidentBlocks = kBlocksPerSm;
-};
-
-// Blocks for 16-bit and for fp64 A. A lane keeps one 128-byte chunk of A in flight in 16-bit
-// (E = 8), four of 32 bytes in fp64 (E = 2): 4 KiB a warp, as t_mma.
-template <class Block16Bit, class BlockFp64>
-struct GemvNMmaTile {
-  static constexpr int64_t kSplitWaves = kernels::kMaxSplitWaves;  // as t_mma's
-  static constexpr int kLaneBytesInFlight = 128;
-  static constexpr VariantName kName = variant_name("n_mma", kernels::kMaxRhsPerPass);
-  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
-
-  template <int kElementBytes>
-  using Block = std::conditional_t<kElementBytes == 8, BlockFp64, Block16Bit>;
-  // The same, read at run time by the plan.
-  static constexpr int output_warps(int element_bytes) {
-    return element_bytes == 8 ? BlockFp64::kWarpsAlongOutputs : Block16Bit::kWarpsAlongOutputs;
-  }
-  static constexpr int reduction_warps(int element_bytes) {
-    return element_bytes == 8 ? BlockFp64::kWarpsAlongReduction
-                              : Block16Bit::kWarpsAlongReduction;
-  }
-  static constexpr int blocks_per_sm(int element_bytes) {
-    return element_bytes == 8 ? BlockFp64::kResidentBlocks : Block16Bit::kResidentBlocks;
-  }
-  // A lane's chunk is E x E elements (E columns of 16 bytes).
-  static constexpr int chunks_in_flight(int elements_per_16_bytes) {
-    const int chunk_bytes = 16 * elements_per_16_bytes;
-    return kLaneBytesInFlight > chunk_bytes ? kLaneBytesInFlight / chunk_bytes : 1;
-  }
-
-  static bool implements(const GemvProblem &p) { return !p.transposed() && has_mma_step(p); }
-
-  // A block's outputs: 8 x E a warp.
-  static int64_t tile_outputs(const GemvProblem &p) {
-    return int64_t(8) * a_elements_per_16_bytes(p) * output_warps(element_bytes(p.types.a));
-  }
-
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int elements = a_elements_per_16_bytes(p), bytes = element_bytes(p.types.a);
-    const int64_t tiles = ceil_div(p.m, tile_outputs(p));
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, /*batch: planned as one problem*/ 1, p.n,
-        int64_t(4) * elements * chunks_in_flight(elements) * reduction_warps(bytes),
-        tile_outputs(p) * kernels::kMaxRhsPerPass, device.sm_count, blocks_per_sm(bytes),
-        kSplitWaves, element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)),
-            dim3(32 * output_warps(bytes) * reduction_warps(bytes)), split};
-  }
-
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = GemvNMmaTile::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
 };
 
 namespace kernels {
@@ -194,15 +138,62 @@ __global__ void __launch_bounds__(32 * Variant::template Block<sizeof(TA)>::kWar
 
 }  // namespace kernels
 
+// Blocks for 16-bit and for fp64 A. A lane keeps one 128-byte chunk of A in flight in 16-bit
+// (E = 8), four of 32 bytes in fp64 (E = 2): 4 KiB a warp, as t_mma.
 template <class Block16Bit, class BlockFp64>
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvNMmaTile<Block16Bit, BlockFp64>::launch(
-    const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
-  return launch_mma_passes<TA, TX, TY, S>(
-      problem, plan, context, tile_outputs(problem) * kernels::kMaxRhsPerPass, [](auto sides) {
-        return &kernels::gemv_n_mma<TA, TY, S, GemvNMmaTile, decltype(sides)::value>;
-      });
-}
+struct GemvNMmaTile : VariantBase<GemvNMmaTile<Block16Bit, BlockFp64>, VariantFamily::kSeveralRhs> {
+  static constexpr int64_t kSplitWaves = kMaxSplitWaves;  // as t_mma's
+  static constexpr int kLaneBytesInFlight = 128;
+  static constexpr VariantName kName = variant_name("n_mma", kMaxRhsPerPass);
+
+  template <int kElementBytes>
+  using Block = std::conditional_t<kElementBytes == 8, BlockFp64, Block16Bit>;
+  // The same, read at run time by the plan.
+  static constexpr int output_warps(int element_bytes) {
+    return element_bytes == 8 ? BlockFp64::kWarpsAlongOutputs : Block16Bit::kWarpsAlongOutputs;
+  }
+  static constexpr int reduction_warps(int element_bytes) {
+    return element_bytes == 8 ? BlockFp64::kWarpsAlongReduction
+                              : Block16Bit::kWarpsAlongReduction;
+  }
+  static constexpr int blocks_per_sm(int element_bytes) {
+    return element_bytes == 8 ? BlockFp64::kResidentBlocks : Block16Bit::kResidentBlocks;
+  }
+  // A lane's chunk is E x E elements (E columns of 16 bytes).
+  static constexpr int chunks_in_flight(int elements_per_16_bytes) {
+    const int chunk_bytes = 16 * elements_per_16_bytes;
+    return kLaneBytesInFlight > chunk_bytes ? kLaneBytesInFlight / chunk_bytes : 1;
+  }
+
+  static bool implements(const GemvProblem &p) { return !p.transposed() && has_mma_step(p); }
+
+  // A block's outputs: 8 x E a warp.
+  static int64_t tile_outputs(const GemvProblem &p) {
+    return int64_t(8) * a_elements_per_16_bytes(p) * output_warps(element_bytes(p.types.a));
+  }
+
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int elements = a_elements_per_16_bytes(p), bytes = element_bytes(p.types.a);
+    const int64_t tiles = ceil_div(p.m, tile_outputs(p));
+    const SplitPlan split = plan_split(
+        tiles, /*batch: planned as one problem*/ 1, p.n,
+        int64_t(4) * elements * chunks_in_flight(elements) * reduction_warps(bytes),
+        tile_outputs(p) * kMaxRhsPerPass, device.sm_count, blocks_per_sm(bytes),
+        kSplitWaves, element_bytes(p.types.scalar));
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)),
+            dim3(32 * output_warps(bytes) * reduction_warps(bytes)), split};
+  }
+
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return launch_mma_passes<TA, TX, TY, S>(
+        problem, plan, context, tile_outputs(problem) * kMaxRhsPerPass, [](auto sides) {
+          return &kernels::gemv_n_mma<TA, TY, S, GemvNMmaTile, decltype(sides)::value>;
+        });
+  }
+};
 
 // Measured on the H200 (op N, bf16 and fp64, the 25 llm shapes, 1 / 2 / 4 / 8 / 16 vectors,
 // geo-mean against cuBLAS's GEMM; blocks as warps along the outputs x along the reduction x
@@ -210,7 +201,7 @@ cudaError_t GemvNMmaTile<Block16Bit, BlockFp64>::launch(
 // 1.04 / 1.04 / 1.01 / 0.96 / 0.87x; warps side by side along the outputs (longer runs of each
 // column, fewer tiles, more splits) lost: 2 x 4 x 2 0.86-0.89x, 2 x 2 x 4 and 4 x 2 x 2
 // 0.67-0.70x, 8 x 1 x 2 0.41x. fp64 2 x 2 x 4 1.03 / 1.13 / 1.14 / 1.13 / 1.08x, 1-2% ahead of
-// 1 x 4 x 4 (bench/results/h200-2026-12-04/n-mma-ab.txt).
+// 1 x 4 x 4 (docs/design-notes.md).
 using GemvNMma = GemvNMmaTile<NMmaBlock<1, 8, 2>, NMmaBlock<2, 2, 4>>;
 
 }  // namespace xgemv

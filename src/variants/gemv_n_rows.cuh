@@ -11,52 +11,9 @@
 #pragma once
 
 #include "kernels/elements.cuh"
-#include "kernels/kernel_args.cuh"
+#include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-struct GemvNRows {
-  static constexpr int kThreads = 256;
-  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
-  // A split fills one wave and no more (as t_rowblock's, which was measured).
-  static constexpr int64_t kSplitWaves = 1;
-  static constexpr int kMaxRows = 16;     // rows of one tile: the outputs a split publishes
-  static constexpr VariantName kName = variant_name("n_rows", kMaxRows);
-  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
-
-  // Loads of A in flight per thread: 64 bytes, at most 16 (each has its x load beside it, and
-  // 16-bit loads take a register each).
-  static constexpr int unroll(int a_bytes) { return a_bytes >= 4 ? 64 / a_bytes : 16; }
-  static int tile_rows(const GemvProblem &p) { return int(std::min<int64_t>(p.m, kMaxRows)); }
-
-  static bool implements(const GemvProblem &p) { return !p.transposed(); }
-
-  // Splits of whole column-lane rounds (kThreads / rows columns): the kernel masks a split's
-  // last step, so a split need not be a multiple of the unrolled step, and a single row still
-  // gets a wave of splits.
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int rows = tile_rows(p);
-    const int64_t tiles = ceil_div(p.m, rows);
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, p.batch_count, p.n, kThreads / rows, kMaxRows,
-        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
-            split};
-  }
-
-  // Up to 16 rows, whatever n: the split spreads the columns over the GPU.
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    if (p.m > kMaxRows) return false;
-    plan = GemvNRows::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
-namespace kernels {
+namespace xgemv::kernels {
 
 template <class TA, class TX, class TY, class S, class Variant>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
@@ -122,13 +79,47 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
 
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvNRows::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                             const LaunchContext &context) {
-  return kernels::launch_kernel(&kernels::gemv_n_rows<TA, TX, TY, S, GemvNRows>, problem, plan,
-                                context);
-}
+namespace xgemv {
+
+struct GemvNRows : VariantBase<GemvNRows, VariantFamily::kSingleVector> {
+  static constexpr int kThreads = 256;
+  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
+  static constexpr int kMaxRows = 16;     // rows of one tile: the outputs a split publishes
+  static constexpr VariantName kName = variant_name("n_rows", kMaxRows);
+
+  // Loads of A in flight per thread: 64 bytes, at most 16 (each has its x load beside it, and
+  // 16-bit loads take a register each).
+  static constexpr int unroll(int a_bytes) { return a_bytes >= 4 ? 64 / a_bytes : 16; }
+  static int tile_rows(const GemvProblem &p) { return int(std::min<int64_t>(p.m, kMaxRows)); }
+
+  static bool implements(const GemvProblem &p) { return !p.transposed(); }
+
+  // Splits of whole column-lane rounds (kThreads / rows columns): the kernel masks a split's
+  // last step, so a split need not be a multiple of the unrolled step, and a single row still
+  // gets a wave of splits.
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int rows = tile_rows(p);
+    const int64_t tiles = ceil_div(p.m, rows);
+    const SplitPlan split = plan_split(
+        tiles, p.batch_count, p.n, kThreads / rows, kMaxRows,
+        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
+            split};
+  }
+
+  // Up to 16 rows, whatever n: the split spreads the columns over the GPU.
+  static bool prefers(const GemvProblem &p, const DeviceLimits &) { return p.m <= kMaxRows; }
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return kernels::launch_kernel(&kernels::gemv_n_rows<TA, TX, TY, S, GemvNRows>, problem, plan,
+                                  context);
+  }
+};
 
 }  // namespace xgemv

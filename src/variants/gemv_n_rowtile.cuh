@@ -7,91 +7,12 @@
 #pragma once
 
 #include "kernels/column_sweep.cuh"
-#include "kernels/kernel_args.cuh"
+#include "variants/variant_base.hpp"
 
 namespace xgemv {
 
 // The narrowest row tile: 8 lanes, 128 bytes of each column.
 inline constexpr int kNarrowRowTileThreads = 8;
-
-template <int kRowThreads>
-struct GemvNRowTile {
-  static constexpr int kThreads = 256;
-  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
-  // A split fills one wave and no more (as t_rowblock's, which was measured).
-  static constexpr int64_t kSplitWaves = 1;
-  static constexpr int kUnroll = 4;       // columns in flight per column slot
-  // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
-  // x kUnroll each: 16 KiB a step; two keep a block under 42 KiB, four blocks still fit an SM).
-  static constexpr int kEarlySteps = 2;
-  static constexpr int kSlots = kThreads / kRowThreads;
-  static_assert(kThreads % kRowThreads == 0);
-  static constexpr VariantName kName = variant_name("n_rowtile", kRowThreads);
-  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
-  // A split block that walks fewer columns than this spends a visible share of its time on the
-  // partial sums (measured on the H200: 4096 x 4096 fp16 op N, 62 columns per split, 40% slower).
-  static constexpr int64_t kMinSplitColumns = 256;
-
-  static int64_t tile_rows(const GemvProblem &p) {
-    return int64_t(kRowThreads) * a_elements_per_16_bytes(p);
-  }
-
-  static bool implements(const GemvProblem &p) { return !p.transposed(); }
-
-  // One wave of blocks: each block then walks its columns twice as long as on two, and the
-  // fixed cost of a block (its first loads' latency, the slot sums, the split combine) counts
-  // half as much (measured on the H200, 16-bit op N of 64-235 MiB: two waves 83-88% of the
-  // stream read, one wave 89-93%).
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t rows = tile_rows(p), tiles = ceil_div(p.m, rows);
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, p.batch_count, p.n, int64_t(kUnroll) * kSlots, rows,
-        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
-            split};
-  }
-
-  // Whole row tiles, and splits long enough to pay for their partial sums. A wider tile leaves
-  // the call to the narrow one where its own split would end on a long combine (each thread of
-  // a tile's last block adding kLongCombine partials or more, one after another) and the narrow
-  // one streams whole columns: with four times the tiles it needs a quarter of the splits.
-  // Measured on the H200, op N of 32-2048 MiB against 32 lanes alone: the 16-bit calls of 12-37
-  // splits +2-7%, fp64 64 x 1048576 (130 partials a thread) +5%; where 9 partials or fewer fell
-  // to each thread the narrow tile was no faster (fp32 and fp64 -1%, down to -11%).
-  static constexpr int64_t kLongCombine = 12;
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    if (p.m < tile_rows(p)) return false;
-    plan = GemvNRowTile::plan(p, device);
-    if constexpr (kRowThreads > kNarrowRowTileThreads)
-      if (combine_partials_per_thread(p, plan) >= kLongCombine &&
-          GemvNRowTile<kNarrowRowTileThreads>::streams_whole_columns(p, device))
-        return false;
-    return long_enough(plan.split);
-  }
-
-  // Whether every full tile of every batch item loads its columns in 16-byte slices and every
-  // column slot gets runs of kMinSplitColumns / kSlots columns or more (short n: few columns a
-  // slot, as for tall A).
-  static bool streams_whole_columns(const GemvProblem &p, const DeviceLimits &device) {
-    return p.m >= tile_rows(p) && a_columns_aligned_16(p) &&
-           GemvNRowTile::plan(p, device).split.length >= kMinSplitColumns;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-
- private:
-  static bool long_enough(const kernels::SplitPlan &split) {
-    return split.count == 1 || split.length >= kMinSplitColumns;
-  }
-  // The partials one thread of a tile's last block adds up (combine_splits shares each output's
-  // splits among kThreads / tile rows threads).
-  static int64_t combine_partials_per_thread(const GemvProblem &p, const LaunchPlan &plan) {
-    const int64_t helpers = std::max<int64_t>(1, kThreads / tile_rows(p));
-    return plan.split.count == 1 ? 0 : ceil_div(plan.split.count, helpers);
-  }
-};
 
 namespace kernels {
 
@@ -207,14 +128,87 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 }  // namespace kernels
 
 template <int kRowThreads>
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvNRowTile<kRowThreads>::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                                              const LaunchContext &context) {
-  using kernels::gemv_n_rowtile;
-  return kernels::launch_kernel(
-      context.early_start ? &gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads, true>
-                          : &gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads, false>,
-      problem, plan, context);
-}
+struct GemvNRowTile : VariantBase<GemvNRowTile<kRowThreads>, VariantFamily::kSingleVector> {
+  static constexpr int kThreads = 256;
+  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
+  static constexpr int kUnroll = 4;       // columns in flight per column slot
+  // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
+  // x kUnroll each: 16 KiB a step; two keep a block under 42 KiB, four blocks still fit an SM).
+  static constexpr int kEarlySteps = 2;
+  static constexpr int kSlots = kThreads / kRowThreads;
+  static_assert(kThreads % kRowThreads == 0);
+  static constexpr VariantName kName = variant_name("n_rowtile", kRowThreads);
+  // A split block that walks fewer columns than this spends a visible share of its time on the
+  // partial sums (measured on the H200: 4096 x 4096 fp16 op N, 62 columns per split, 40% slower).
+  static constexpr int64_t kMinSplitColumns = 256;
+
+  static int64_t tile_rows(const GemvProblem &p) {
+    return int64_t(kRowThreads) * a_elements_per_16_bytes(p);
+  }
+
+  static bool implements(const GemvProblem &p) { return !p.transposed(); }
+
+  // One wave of blocks: each block then walks its columns twice as long as on two, and the
+  // fixed cost of a block (its first loads' latency, the slot sums, the split combine) counts
+  // half as much (measured on the H200, 16-bit op N of 64-235 MiB: two waves 83-88% of the
+  // stream read, one wave 89-93%).
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t rows = tile_rows(p), tiles = ceil_div(p.m, rows);
+    const SplitPlan split = plan_split(
+        tiles, p.batch_count, p.n, int64_t(kUnroll) * kSlots, rows,
+        device.sm_count, kBlocksPerSm, kSplitWaves, element_bytes(p.types.scalar));
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
+            split};
+  }
+
+  // Whole row tiles, and splits long enough to pay for their partial sums. A wider tile leaves
+  // the call to the narrow one where its own split would end on a long combine (each thread of
+  // a tile's last block adding kLongCombine partials or more, one after another) and the narrow
+  // one streams whole columns: with four times the tiles it needs a quarter of the splits.
+  // Measured on the H200, op N of 32-2048 MiB against 32 lanes alone: the 16-bit calls of 12-37
+  // splits +2-7%, fp64 64 x 1048576 (130 partials a thread) +5%; where 9 partials or fewer fell
+  // to each thread the narrow tile was no faster (fp32 and fp64 -1%, down to -11%).
+  static constexpr int64_t kLongCombine = 12;
+  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
+    if (p.m < tile_rows(p)) return false;
+    plan = GemvNRowTile::plan(p, device);
+    if constexpr (kRowThreads > kNarrowRowTileThreads)
+      if (combine_partials_per_thread(p, plan) >= kLongCombine &&
+          GemvNRowTile<kNarrowRowTileThreads>::streams_whole_columns(p, device))
+        return false;
+    return long_enough(plan.split);
+  }
+
+  // Whether every full tile of every batch item loads its columns in 16-byte slices and every
+  // column slot gets runs of kMinSplitColumns / kSlots columns or more (short n: few columns a
+  // slot, as for tall A).
+  static bool streams_whole_columns(const GemvProblem &p, const DeviceLimits &device) {
+    return p.m >= tile_rows(p) && a_columns_aligned_16(p) &&
+           GemvNRowTile::plan(p, device).split.length >= kMinSplitColumns;
+  }
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    using kernels::gemv_n_rowtile;
+    return kernels::launch_kernel(
+        context.early_start ? &gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads, true>
+                            : &gemv_n_rowtile<TA, TX, TY, S, GemvNRowTile, kRowThreads, false>,
+        problem, plan, context);
+  }
+
+ private:
+  static bool long_enough(const SplitPlan &split) {
+    return split.count == 1 || split.length >= kMinSplitColumns;
+  }
+  // The partials one thread of a tile's last block adds up (combine_splits shares each output's
+  // splits among kThreads / tile rows threads).
+  static int64_t combine_partials_per_thread(const GemvProblem &p, const LaunchPlan &plan) {
+    const int64_t helpers = std::max<int64_t>(1, kThreads / tile_rows(p));
+    return plan.split.count == 1 ? 0 : ceil_div(plan.split.count, helpers);
+  }
+};
 
 }  // namespace xgemv

@@ -22,95 +22,9 @@
 #pragma once
 
 #include "kernels/rhs_tile.cuh"
+#include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-// kWarps warps per block on different outputs, kColumns columns per lane, kUnroll chunks per
-// lane a warp step, kPassVectors vectors per pass (each pass reads A again); instances of more
-// than kRegisterVectors vectors use the ring: kRingStages warp steps of A (kRingStages - 1 in
-// flight), kStageSteps warp steps of x a stage.
-template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksPerStep, int kVectorsPerPass,
-          int kRegisterVectorsMax, int kRingSteps, int kStagedSteps>
-struct GemvTFmaTile {
-  static constexpr int kWarps = kWarpsPerBlock;
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kColumns = kColumnsPerLane;
-  static constexpr int kOutputs = kWarps * 8 * kColumns;
-  static constexpr int kUnroll = kChunksPerStep;
-  static constexpr int kPassVectors = kVectorsPerPass;
-  static constexpr int kRegisterVectors = kRegisterVectorsMax;
-  static constexpr int kRingStages = kRingSteps;
-  static constexpr int kStageSteps = kStagedSteps;
-  // A copy into x's buffer of two stages before comes after the barrier that follows the last
-  // read of that stage (the barrier of the stage between).
-  static_assert(kRingStages >= 2 && kStageSteps >= kRingStages - 1);
-  // Residency the plans assume; the launch bounds of an instance ask for as many blocks as its
-  // accumulators leave registers for (blocks_per_sm).
-  static constexpr int kBlocksPerSm = 4;
-  // A split fills one wave and no more (as t_rowblock's, which was measured).
-  static constexpr int64_t kSplitWaves = 1;
-  static constexpr int blocks_per_sm(int vectors) {
-    return vectors * kColumns >= 32 ? 3 : kBlocksPerSm;
-  }
-  static constexpr bool uses_ring(int vectors) { return vectors > kRegisterVectors; }
-  // Shared memory of an instance that uses the ring: the ring (a lane's kUnroll x kColumns slices
-  // a step), and x's two stages of 16 x 4 x kUnroll x kStageSteps bytes a vector (the same bytes
-  // for every element size).
-  using Ring = kernels::ThreadRing<kThreads, kUnroll * kColumns, kRingStages>;
-  static constexpr unsigned kStageVectorBytes = 64u * kUnroll * kStageSteps;
-  static constexpr unsigned shared_bytes(int vectors) {
-    return uses_ring(vectors) ? Ring::kBytes + 2u * kStageVectorBytes * unsigned(vectors) : 0;
-  }
-  static constexpr VariantName kName = variant_name("t_fma", kPassVectors);
-  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
-
-  static bool implements(const GemvProblem &p) { return p.transposed(); }
-
-  // Reduction elements of a chunk: 4 lanes x 16 bytes.
-  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
-
-  // The shared memory of the pass's widest instance, or none where a block cannot take it
-  // (then every step loads through registers); each launch takes its own instance's. The split
-  // does not depend on it, nor on the vectors: the same sums whatever the instance.
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    LaunchPlan plan{dim3(), dim3(kThreads), {}, shared_bytes(kPassVectors)};
-    if (!fits_device(plan, device)) plan.shared_bytes = 0;
-    const int64_t tiles = ceil_div(p.n, kOutputs);
-    plan.split = kernels::plan_split(
-        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll,
-        int64_t(kOutputs) * kernels::kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
-        element_bytes(p.types.scalar));
-    plan.grid = dim3(unsigned(tiles), unsigned(plan.split.count), grid_z(p.batch_count));
-    return plan;
-  }
-
-  // Whether a call's passes may carry 16 vectors: where the ring serves them (the device gave
-  // the plan its shared memory; A's columns and the vectors start on 16 bytes, checked again by
-  // the kernel for each batch item). Elsewhere passes carry kRegisterVectors: through registers
-  // the 16-vector instance spills, and two passes of 8 were faster. Pointer arrays are only known
-  // on the device.
-  static bool streams_through_ring(const GemvProblem &p, const LaunchPlan &plan) {
-    const auto aligned = [&](const void *data, int64_t ld, int64_t stride, ElementType type) {
-      const int64_t bytes = element_bytes(type);
-      return reinterpret_cast<uintptr_t>(data) % 16 == 0 && ld * bytes % 16 == 0 &&
-             (p.batch_count == 1 || stride * bytes % 16 == 0);
-    };
-    return plan.shared_bytes != 0 && !p.pointer_arrays() && p.x.inc == 1 &&
-           aligned(p.a.data, p.a.ld, p.a.stride, p.types.a) &&
-           aligned(p.x.data, p.x.ld, p.x.stride, p.types.x);
-  }
-
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = GemvTFmaTile::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // kVectors: the vectors this instance carries (the pass's count rounded up to a power of two).
 template <class TA, class TX, class TY, class S, class Variant, int kVectors>
@@ -296,34 +210,109 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
 
+namespace xgemv {
+
+// kWarps warps per block on different outputs, kColumns columns per lane, kUnroll chunks per
+// lane a warp step, kPassVectors vectors per pass (each pass reads A again); instances of more
+// than kRegisterVectors vectors use the ring: kRingStages warp steps of A (kRingStages - 1 in
+// flight), kStageSteps warp steps of x a stage.
 template <int kWarpsPerBlock, int kColumnsPerLane, int kChunksPerStep, int kVectorsPerPass,
           int kRegisterVectorsMax, int kRingSteps, int kStagedSteps>
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksPerStep, kVectorsPerPass,
-                         kRegisterVectorsMax, kRingSteps,
-                         kStagedSteps>::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                                               const LaunchContext &context) {
-  using kernels::gemv_t_fma;
-  const auto passes_of = [&](auto pass_vectors) {
-    constexpr int kVectorsAPass = decltype(pass_vectors)::value;
-    return for_each_rhs_launch<TA, TX, TY, kVectorsAPass>(
-        problem, plan, int64_t(kOutputs) * kernels::kMaxRhsPerPass, int(sizeof(S)),
-        [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
-          return kernels::kernel_for_vectors<kVectorsAPass>(pass.rhs_count, [&](auto vectors) {
-            constexpr int kVectors = decltype(vectors)::value;
-            LaunchPlan instance_plan = pass_plan;
-            instance_plan.shared_bytes = pass_plan.shared_bytes != 0 ? shared_bytes(kVectors) : 0;
-            return kernels::launch_kernel(&gemv_t_fma<TA, TX, TY, S, GemvTFmaTile, kVectors>,
-                                          pass, instance_plan, context);
+struct GemvTFmaTile : VariantBase<GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, kChunksPerStep, kVectorsPerPass,
+                                         kRegisterVectorsMax, kRingSteps, kStagedSteps>, VariantFamily::kSeveralRhs> {
+  static constexpr int kWarps = kWarpsPerBlock;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kColumns = kColumnsPerLane;
+  static constexpr int kOutputs = kWarps * 8 * kColumns;
+  static constexpr int kUnroll = kChunksPerStep;
+  static constexpr int kPassVectors = kVectorsPerPass;
+  static constexpr int kRegisterVectors = kRegisterVectorsMax;
+  static constexpr int kRingStages = kRingSteps;
+  static constexpr int kStageSteps = kStagedSteps;
+  // A copy into x's buffer of two stages before comes after the barrier that follows the last
+  // read of that stage (the barrier of the stage between).
+  static_assert(kRingStages >= 2 && kStageSteps >= kRingStages - 1);
+  // Residency the plans assume; the launch bounds of an instance ask for as many blocks as its
+  // accumulators leave registers for (blocks_per_sm).
+  static constexpr int kBlocksPerSm = 4;
+  // A split fills one wave and no more (as t_rowblock's, which was measured).
+  static constexpr int64_t kSplitWaves = 1;
+  static constexpr int blocks_per_sm(int vectors) {
+    return vectors * kColumns >= 32 ? 3 : kBlocksPerSm;
+  }
+  static constexpr bool uses_ring(int vectors) { return vectors > kRegisterVectors; }
+  // Shared memory of an instance that uses the ring: the ring (a lane's kUnroll x kColumns slices
+  // a step), and x's two stages of 16 x 4 x kUnroll x kStageSteps bytes a vector (the same bytes
+  // for every element size).
+  using Ring = kernels::ThreadRing<kThreads, kUnroll * kColumns, kRingStages>;
+  static constexpr unsigned kStageVectorBytes = 64u * kUnroll * kStageSteps;
+  static constexpr unsigned shared_bytes(int vectors) {
+    return uses_ring(vectors) ? Ring::kBytes + 2u * kStageVectorBytes * unsigned(vectors) : 0;
+  }
+  static constexpr VariantName kName = variant_name("t_fma", kPassVectors);
+
+  static bool implements(const GemvProblem &p) { return p.transposed(); }
+
+  // Reduction elements of a chunk: 4 lanes x 16 bytes.
+  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
+
+  // The shared memory of the pass's widest instance, or none where a block cannot take it
+  // (then every step loads through registers); each launch takes its own instance's. The split
+  // does not depend on it, nor on the vectors: the same sums whatever the instance.
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    LaunchPlan plan{dim3(), dim3(kThreads), {}, shared_bytes(kPassVectors)};
+    if (!fits_device(plan, device)) plan.shared_bytes = 0;
+    const int64_t tiles = ceil_div(p.n, kOutputs);
+    plan.split = plan_split(
+        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll,
+        int64_t(kOutputs) * kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
+        element_bytes(p.types.scalar));
+    plan.grid = dim3(unsigned(tiles), unsigned(plan.split.count), grid_z(p.batch_count));
+    return plan;
+  }
+
+  // Whether a call's passes may carry 16 vectors: where the ring serves them (the device gave
+  // the plan its shared memory; A's columns and the vectors start on 16 bytes, checked again by
+  // the kernel for each batch item). Elsewhere passes carry kRegisterVectors: through registers
+  // the 16-vector instance spills, and two passes of 8 were faster. Pointer arrays are only known
+  // on the device.
+  static bool streams_through_ring(const GemvProblem &p, const LaunchPlan &plan) {
+    const auto aligned = [&](const void *data, int64_t ld, int64_t stride, ElementType type) {
+      const int64_t bytes = element_bytes(type);
+      return reinterpret_cast<uintptr_t>(data) % 16 == 0 && ld * bytes % 16 == 0 &&
+             (p.batch_count == 1 || stride * bytes % 16 == 0);
+    };
+    return plan.shared_bytes != 0 && !p.pointer_arrays() && p.x.inc == 1 &&
+           aligned(p.a.data, p.a.ld, p.a.stride, p.types.a) &&
+           aligned(p.x.data, p.x.ld, p.x.stride, p.types.x);
+  }
+
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    using kernels::gemv_t_fma;
+    const auto passes_of = [&](auto pass_vectors) {
+      constexpr int kVectorsAPass = decltype(pass_vectors)::value;
+      return for_each_rhs_launch<TA, TX, TY, kVectorsAPass>(
+          problem, plan, int64_t(kOutputs) * kMaxRhsPerPass, int(sizeof(S)),
+          [&](const GemvProblem &pass, const LaunchPlan &pass_plan) {
+            return kernels::kernel_for_vectors<kVectorsAPass>(pass.rhs_count, [&](auto vectors) {
+              constexpr int kVectors = decltype(vectors)::value;
+              LaunchPlan instance_plan = pass_plan;
+              instance_plan.shared_bytes = pass_plan.shared_bytes != 0 ? shared_bytes(kVectors) : 0;
+              return kernels::launch_kernel(&gemv_t_fma<TA, TX, TY, S, GemvTFmaTile, kVectors>,
+                                            pass, instance_plan, context);
+            });
           });
-        });
-  };
-  return streams_through_ring(problem, plan)
-             ? passes_of(std::integral_constant<int, kPassVectors>{})
-             : passes_of(std::integral_constant<int, kRegisterVectors>{});
-}
+    };
+    return streams_through_ring(problem, plan)
+               ? passes_of(std::integral_constant<int, kPassVectors>{})
+               : passes_of(std::integral_constant<int, kRegisterVectors>{});
+  }
+};
 
 // Measured on the H200 (fp32, 10 llm shapes, 1..16 vectors, A and x from registers): 4 warps
 // of 2 columns a lane and 2 chunks a step beat 4 chunks by 21% at 8 vectors (4-6% behind at

@@ -13,68 +13,21 @@
 
 #include "kernels/mma_step.cuh"
 #include "kernels/rhs_tile.cuh"
+#include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-// kWarps warps per block on the same outputs, kUnroll chunks in flight per lane, kBlocksPerSm
-// resident blocks the launch bounds ask for.
-template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
-struct GemvTMmaTile {
-  static constexpr int kWarps = kWarpsPerBlock;
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kBlocksPerSm = kResidentBlocks;
-  // A split may spread a thin last wave over up to kernels::kMaxSplitWaves fuller waves
-  // (measured on the H200: Llama-3-70B down, nrhs 2-16, 1.29 waves whole 59-72% of the stream
-  // read, 3.88 waves of a third each 74-83%).
-  static constexpr int64_t kSplitWaves = kernels::kMaxSplitWaves;
-  static constexpr int kOutputs = 16;  // the mma's 16-row side
-  static constexpr int kUnroll = kChunksInFlight;
-  static constexpr VariantName kName = variant_name("t_mma", kernels::kMaxRhsPerPass);
-  static constexpr VariantFamily kFamily = VariantFamily::kSeveralRhs;
-
-  static bool implements(const GemvProblem &p) { return p.transposed() && has_mma_step(p); }
-
-  // Reduction elements of a chunk: 4 lanes x 16 bytes.
-  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
-
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t tiles = ceil_div(p.n, kOutputs);
-    const kernels::SplitPlan split = kernels::plan_split(
-        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll * kWarps,
-        int64_t(kOutputs) * kernels::kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
-        element_bytes(p.types.scalar));
-    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
-            split};
-  }
-
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    plan = GemvTMmaTile::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
-namespace kernels {
+namespace xgemv::kernels {
 
 // kVectorSides 8-vector sides per pass: 1 for up to 8 vectors, 2 for up to 16.
 template <class TA, class TY, class S, class Variant, int kVectorSides>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     gemv_t_mma(const KernelArgs<S> args) {
-  using Step = MmaStep<TA>;
-  using Unit = typename Step::Unit;
-  static_assert(std::is_same_v<typename Step::Sum, S>);
-  constexpr int kUnits = Step::kUnits, kUnroll = Variant::kUnroll;
+  static_assert(std::is_same_v<typename MmaStep<TA>::Sum, S>);
+  constexpr int kUnroll = Variant::kUnroll;
   constexpr int kOutputs = Variant::kOutputs, kWarps = Variant::kWarps;
-  constexpr int kElems = kElemsPer16B<TA>;
-  constexpr int64_t kChunk = 4 * kElems, kWarpStep = kChunk * kUnroll;
   begin_kernel<false>();
   const GemvProblem &p = args.problem;
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int quad = lane / 4, quad_lane = lane % 4;  // fragment row (and vector) / reduction part
+  const int warp = threadIdx.x / 32, quad = threadIdx.x % 32 / 4;  // fragment row and vector
   const int64_t j0 = int64_t(blockIdx.x) * kOutputs;
   const int64_t k0 = int64_t(blockIdx.y) * args.split.length;
   const int64_t k1 = min(p.m, k0 + args.split.length);
@@ -89,73 +42,66 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     TY *y = y_of<TY>(p, b);
     S d[kVectorSides][4] = {};
     if (alpha != S(0)) {
-      // This lane's two A columns (fragment rows quad and quad + 8) and vectors (quad, + 8).
+      // This lane's two A columns (fragment rows quad and quad + 8).
       const int64_t column_lo = j0 + quad;
       const int64_t column_hi = column_lo + 8;
-      const TA *a_lo = a + min(column_lo, p.n - 1) * p.a.ld;
-      const TA *a_hi = a + min(column_hi, p.n - 1) * p.a.ld;
-      // This lane's vectors' x (those past the pass's last read the last one, as do their
-      // masked loads below).
-      const TA *x_sides[kVectorSides];
-#pragma unroll
-      for (int g = 0; g < kVectorSides; ++g)
-        x_sides[g] = x + min(int64_t(g * 8 + quad), p.rhs_count - 1) * p.x.ld;
-      // One warp step of kUnroll chunks from reduction element k. Whole steps (kWhole: every
-      // load aligned and inside the split) load without masks: the columns past n read column
-      // n - 1 and the vectors past the pass's count the last vector, into fragment rows and
-      // columns that are never stored. The other steps mask by element.
-      const auto warp_step = [&](int64_t k, auto whole) {
-        constexpr bool kWhole = decltype(whole)::value;
-        Unit a_units[kUnroll][2][kUnits], x_units[kUnroll][kVectorSides][kUnits];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          const int64_t kk = k + u * kChunk + kElems * quad_lane;
-          const int64_t valid = kWhole ? kElems : k1 - kk;
-          load_units<TA, true>(a_lo + kk, 1, column_lo < p.n ? valid : 0, kWhole, a_units[u][0]);
-          load_units<TA, true>(a_hi + kk, 1, column_hi < p.n ? valid : 0, kWhole, a_units[u][1]);
-#pragma unroll
-          for (int g = 0; g < kVectorSides; ++g)
-            load_units<TA, false>(x_sides[g] + kk * p.x.inc, p.x.inc,
-                                  g * 8 + quad < p.rhs_count ? valid : 0, kWhole, x_units[u][g]);
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-          for (int h = 0; h < kUnits / 2; ++h)
-#pragma unroll
-            for (int g = 0; g < kVectorSides; ++g)
-              Step::mma(d[g], a_units[u][0], a_units[u][1], x_units[u][g], h);
-      };
-      int64_t k = k0 + warp * kWarpStep;
-      if (vectors_aligned(a, p.a.ld, 16) && p.x.inc == 1 && vectors_aligned(x, p.x.ld, 16))
-        for (; k + kWarpStep <= k1; k += kWarps * kWarpStep) warp_step(k, std::true_type{});
-      for (; k < k1; k += kWarps * kWarpStep) warp_step(k, std::false_type{});
+      const StridedVectors<TA> vectors{x, p.x.ld, p.x.inc, p.rhs_count};
+      mma_tile_steps<TA, kVectorSides, kUnroll, kWarps>(
+          a + min(column_lo, p.n - 1) * p.a.ld, a + min(column_hi, p.n - 1) * p.a.ld,
+          column_lo < p.n, column_hi < p.n, vectors_aligned(a, p.a.ld, 16) && vectors.aligned(16),
+          vectors, k0, k1, d);
     }
-    // d[g]: rows quad and quad + 8, vectors g * 8 + 2 * quad_lane + {0, 1} (every vector of
-    // the pass: the combine reads no other).
-#pragma unroll
-    for (int g = 0; g < kVectorSides; ++g)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = quad + (r / 2) * 8, c = g * 8 + 2 * quad_lane + r % 2;
-        warp_sums[warp][c * kOutputs + row] = d[g][r];
-      }
+    // Every vector of the pass: the combine reads no other.
+    store_fragment_sums<kOutputs>(d, warp_sums[warp]);
     finish_rhs_tile<kOutputs, kWarps, Variant::kThreads>(
         args, b * gridDim.x + blockIdx.x, warp_sums, y, j0, p.rhs_count, alpha, beta);
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
 
+namespace xgemv {
+
+// kWarps warps per block on the same outputs, kUnroll chunks in flight per lane, kBlocksPerSm
+// resident blocks the launch bounds ask for.
 template <int kWarpsPerBlock, int kChunksInFlight, int kResidentBlocks>
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>::launch(
-    const GemvProblem &problem, const LaunchPlan &plan, const LaunchContext &context) {
-  return launch_mma_passes<TA, TX, TY, S>(
-      problem, plan, context, int64_t(kOutputs) * kernels::kMaxRhsPerPass, [](auto sides) {
-        return &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, decltype(sides)::value>;
-      });
-}
+struct GemvTMmaTile : VariantBase<GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, kResidentBlocks>, VariantFamily::kSeveralRhs> {
+  static constexpr int kWarps = kWarpsPerBlock;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kBlocksPerSm = kResidentBlocks;
+  // A split may spread a thin last wave over up to kMaxSplitWaves fuller waves
+  // (measured on the H200: Llama-3-70B down, nrhs 2-16, 1.29 waves whole 59-72% of the stream
+  // read, 3.88 waves of a third each 74-83%).
+  static constexpr int64_t kSplitWaves = kMaxSplitWaves;
+  static constexpr int kOutputs = 16;  // the mma's 16-row side
+  static constexpr int kUnroll = kChunksInFlight;
+  static constexpr VariantName kName = variant_name("t_mma", kMaxRhsPerPass);
+
+  static bool implements(const GemvProblem &p) { return p.transposed() && has_mma_step(p); }
+
+  // Reduction elements of a chunk: 4 lanes x 16 bytes.
+  static int64_t chunk(const GemvProblem &p) { return 4 * int64_t(a_elements_per_16_bytes(p)); }
+
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t tiles = ceil_div(p.n, kOutputs);
+    const SplitPlan split = plan_split(
+        tiles, /*batch: planned as one problem*/ 1, p.m, chunk(p) * kUnroll * kWarps,
+        int64_t(kOutputs) * kMaxRhsPerPass, device.sm_count, kBlocksPerSm, kSplitWaves,
+        element_bytes(p.types.scalar));
+    return {dim3(unsigned(tiles), unsigned(split.count), grid_z(p.batch_count)), dim3(kThreads),
+            split};
+  }
+
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return launch_mma_passes<TA, TX, TY, S>(
+        problem, plan, context, int64_t(kOutputs) * kMaxRhsPerPass, [](auto sides) {
+          return &kernels::gemv_t_mma<TA, TY, S, GemvTMmaTile, decltype(sides)::value>;
+        });
+  }
+};
 
 // Measured on the H200 (bf16 and fp64, 10 llm shapes, 1..16 vectors, with the unmasked whole
 // steps): 4 warps of 4 chunks in flight, 4 blocks per SM (4 KiB of A in flight a warp), beat

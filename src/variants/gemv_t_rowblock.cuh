@@ -10,92 +10,15 @@
 #include <type_traits>
 
 #include "kernels/column_dot.cuh"
-#include "kernels/kernel_args.cuh"
+#include "variants/variant_base.hpp"
 
-namespace xgemv {
+namespace xgemv::kernels {
 
-template <int kGroup>
-struct GemvTRowBlock {
-  static_assert(kGroup >= 2 && kGroup <= 32 && (kGroup & (kGroup - 1)) == 0);
-  static constexpr int kThreads = 256;
-  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
-  // A split fills one wave and no more (measured on the H200: fp64 op T of 1.1-2.4 waves split
-  // into 2.2-4.9 waves ran 1-6% slower).
-  static constexpr int64_t kSplitWaves = 1;
-  static constexpr int kUnroll = 4;       // independent 16-byte loads in flight per lane
-  // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
-  // x kUnroll each: 16 KiB a step; two keep a block under 36 KiB, four blocks still fit an SM).
-  static constexpr int kEarlySteps = 2;
-  static constexpr int kOutputs = kThreads / kGroup;
-  static constexpr VariantName kName = variant_name("t_rowblock", kGroup);
-  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
-
-  static bool implements(const GemvProblem &p) {
-    return p.transposed() && element_bytes(p.types.a) == element_bytes(p.types.x);
-  }
-
-  // A reduction that fills no more waves is split over grid.y. Otherwise the tiles of a thin
-  // last wave may be split over the slots the whole waves free (a tail after them on grid.x),
-  // where the aligned instance runs: its tail instance has the registers for the tail's
-  // arithmetic, the general one has not (ptxas: 8-40 more bytes of spills in every type), and
-  // the other instances leave it out (in the aligned one it cost 1-3% on the H200, by its
-  // effect on the allocation alone).
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int64_t tiles = ceil_div(p.n, kOutputs);
-    const int64_t granule = int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p);
-    LaunchPlan plan{dim3(unsigned(tiles), 1, grid_z(p.batch_count)), dim3(kThreads), {}};
-    plan.split = kernels::plan_split(tiles, p.batch_count, p.m, granule, kOutputs,
-                                     device.sm_count, kBlocksPerSm, kSplitWaves,
-                                     element_bytes(p.types.scalar));
-    plan.grid.y = unsigned(plan.split.count);
-    if (plan.split.count > 1 || !aligned_operands(p)) return plan;
-    LaunchPlan tailed = plan;
-    tailed.split.tail = kernels::plan_split_tail(tiles, p.batch_count, p.m, granule, kOutputs,
-                                                 device.sm_count, kBlocksPerSm,
-                                                 element_bytes(p.types.scalar));
-    const kernels::SplitTail &tail = tailed.split.tail;
-    tailed.grid.x = unsigned(tail.first_tile + (tiles - tail.first_tile) * tail.count);
-    return tail.count > 1 ? tailed : plan;
-  }
-
-  // As many lanes per output as still give each lane kMinUnrolledSteps unrolled steps of
-  // kUnroll 16-byte loads (the table lists the groups largest first). With one step, short
-  // columns (777 fp32 elements) reached 65% of the stream read on 32 lanes against 81% on 16:
-  // a lane's one step of loads in flight, then a tail, was all it had to hide latency with.
-  static constexpr int kMinUnrolledSteps = 2;
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    if (p.m / (int64_t(a_elements_per_16_bytes(p)) * kUnroll * kMinUnrolledSteps) < kGroup)
-      return false;
-    plan = GemvTRowBlock::plan(p, device);
-    return true;
-  }
-
-  // Whether A's columns and x start 16-byte aligned in every batch item, x contiguous: so they
-  // do at every split, whose pieces (tail pieces too) are whole granules of 16-byte steps. The
-  // kernel instance for such calls then peels no head and reads x in aligned 16-byte loads,
-  // decided at compile time (a shorter set-up before the first loads, no branch on x's access in
-  // the loop). 16-bit elements only: the fp32 and fp64 instances spill under
-  // the 64-register cap of the launch bounds (ptxas), so those types keep the general one.
-  static bool aligned_operands(const GemvProblem &p) {
-    const int64_t bytes = element_bytes(p.types.a);
-    return bytes == 2 && a_columns_aligned_16(p) && p.x.array == nullptr && p.x.inc == 1 &&
-           reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 &&
-           (p.batch_count == 1 || p.x.stride * bytes % 16 == 0);
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
-namespace kernels {
-
-template <class TA, class TX, class TY, class S, int kGroup, bool kEarlyStart,
+template <class TA, class TX, class TY, class S, class Variant, bool kEarlyStart,
           bool kAlignedOperands, bool kSplitTail>
-__global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
-                                  GemvTRowBlock<kGroup>::kBlocksPerSm)
+__global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     gemv_t_rowblock(const KernelArgs<S> args) {
-  using Variant = GemvTRowBlock<kGroup>;
+  constexpr int kGroup = Variant::kGroupLanes;
   constexpr int kOutputs = Variant::kOutputs;
   constexpr int kUnroll = Variant::kUnroll;
   begin_kernel<kEarlyStart>();
@@ -232,24 +155,92 @@ __global__ void __launch_bounds__(GemvTRowBlock<kGroup>::kThreads,
   for (; b < p.batch_count; b += gridDim.z) reduce_item(b, std::false_type());
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
+
+namespace xgemv {
 
 template <int kGroup>
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvTRowBlock<kGroup>::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                                          const LaunchContext &context) {
-  using kernels::gemv_t_rowblock;
-  constexpr bool kHasAligned = sizeof(TA) == 2;  // see aligned_operands
-  const bool aligned = aligned_operands(problem), tail = plan.split.tail.count > 1;
-  const auto instance = [&](auto early_start) {
-    constexpr bool kEarly = decltype(early_start)::value;
-    return tail      ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, kHasAligned, kHasAligned>
-           : aligned ? &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, kHasAligned, false>
-                     : &gemv_t_rowblock<TA, TX, TY, S, kGroup, kEarly, false, false>;
-  };
-  return kernels::launch_kernel(
-      context.early_start ? instance(std::true_type()) : instance(std::false_type()), problem,
-      plan, context);
-}
+struct GemvTRowBlock : VariantBase<GemvTRowBlock<kGroup>, VariantFamily::kSingleVector> {
+  static_assert(kGroup >= 2 && kGroup <= 32 && (kGroup & (kGroup - 1)) == 0);
+  static constexpr int kGroupLanes = kGroup;  // lanes per output
+  static constexpr int kThreads = 256;
+  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  // A split fills one wave and no more (measured on the H200: fp64 op T of 1.1-2.4 waves split
+  // into 2.2-4.9 waves ran 1-6% slower).
+  static constexpr int64_t kSplitWaves = 1;
+  static constexpr int kUnroll = 4;       // independent 16-byte loads in flight per lane
+  // Early start: unrolled steps staged in shared memory before the wait (256 threads x 16 bytes
+  // x kUnroll each: 16 KiB a step; two keep a block under 36 KiB, four blocks still fit an SM).
+  static constexpr int kEarlySteps = 2;
+  static constexpr int kOutputs = kThreads / kGroup;
+  static constexpr VariantName kName = variant_name("t_rowblock", kGroup);
+
+  static bool implements(const GemvProblem &p) {
+    return p.transposed() && element_bytes(p.types.a) == element_bytes(p.types.x);
+  }
+
+  // A reduction that fills no more waves is split over grid.y. Otherwise the tiles of a thin
+  // last wave may be split over the slots the whole waves free (a tail after them on grid.x),
+  // where the aligned instance runs: its tail instance has the registers for the tail's
+  // arithmetic, the general one has not (ptxas: 8-40 more bytes of spills in every type), and
+  // the other instances leave it out (in the aligned one it cost 1-3% on the H200, by its
+  // effect on the allocation alone).
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int64_t tiles = ceil_div(p.n, kOutputs);
+    const int64_t granule = int64_t(kUnroll) * kGroup * a_elements_per_16_bytes(p);
+    LaunchPlan plan{dim3(unsigned(tiles), 1, grid_z(p.batch_count)), dim3(kThreads), {}};
+    plan.split = plan_split(tiles, p.batch_count, p.m, granule, kOutputs,
+                                     device.sm_count, kBlocksPerSm, kSplitWaves,
+                                     element_bytes(p.types.scalar));
+    plan.grid.y = unsigned(plan.split.count);
+    if (plan.split.count > 1 || !aligned_operands(p)) return plan;
+    LaunchPlan tailed = plan;
+    tailed.split.tail = plan_split_tail(tiles, p.batch_count, p.m, granule, kOutputs,
+                                                 device.sm_count, kBlocksPerSm,
+                                                 element_bytes(p.types.scalar));
+    const SplitTail &tail = tailed.split.tail;
+    tailed.grid.x = unsigned(tail.first_tile + (tiles - tail.first_tile) * tail.count);
+    return tail.count > 1 ? tailed : plan;
+  }
+
+  // As many lanes per output as still give each lane kMinUnrolledSteps unrolled steps of
+  // kUnroll 16-byte loads (the table lists the groups largest first). With one step, short
+  // columns (777 fp32 elements) reached 65% of the stream read on 32 lanes against 81% on 16:
+  // a lane's one step of loads in flight, then a tail, was all it had to hide latency with.
+  static constexpr int kMinUnrolledSteps = 2;
+  static bool prefers(const GemvProblem &p, const DeviceLimits &) {
+    return p.m / (int64_t(a_elements_per_16_bytes(p)) * kUnroll * kMinUnrolledSteps) >= kGroup;
+  }
+
+  // Whether A's columns and x start 16-byte aligned in every batch item, x contiguous: so they
+  // do at every split, whose pieces (tail pieces too) are whole granules of 16-byte steps. The
+  // kernel instance for such calls then peels no head and reads x in aligned 16-byte loads,
+  // decided at compile time (a shorter set-up before the first loads, no branch on x's access in
+  // the loop). 16-bit elements only: the fp32 and fp64 instances spill under
+  // the 64-register cap of the launch bounds (ptxas), so those types keep the general one.
+  static bool aligned_operands(const GemvProblem &p) {
+    const int64_t bytes = element_bytes(p.types.a);
+    return bytes == 2 && a_columns_aligned_16(p) && p.x.array == nullptr && p.x.inc == 1 &&
+           reinterpret_cast<uintptr_t>(p.x.data) % 16 == 0 &&
+           (p.batch_count == 1 || p.x.stride * bytes % 16 == 0);
+  }
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    using kernels::gemv_t_rowblock;
+    constexpr bool kHasAligned = sizeof(TA) == 2;  // see aligned_operands
+    const bool aligned = aligned_operands(problem), tail = plan.split.tail.count > 1;
+    const auto instance = [&](auto early_start) {
+      constexpr bool kEarly = decltype(early_start)::value;
+      return tail      ? &gemv_t_rowblock<TA, TX, TY, S, GemvTRowBlock, kEarly, kHasAligned, kHasAligned>
+             : aligned ? &gemv_t_rowblock<TA, TX, TY, S, GemvTRowBlock, kEarly, kHasAligned, false>
+                       : &gemv_t_rowblock<TA, TX, TY, S, GemvTRowBlock, kEarly, false, false>;
+    };
+    return kernels::launch_kernel(
+        context.early_start ? instance(std::true_type()) : instance(std::false_type()), problem,
+        plan, context);
+  }
+};
 
 }  // namespace xgemv

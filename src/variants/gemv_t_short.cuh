@@ -11,57 +11,9 @@
 #pragma once
 
 #include "kernels/elements.cuh"
-#include "kernels/kernel_args.cuh"
+#include "variants/variant_base.hpp"
 
-namespace xgemv {
-
-struct GemvTShort {
-  static constexpr int kThreads = 256;
-  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
-  static constexpr int kMaxGroup = 32;    // lanes per column: one warp
-  static constexpr int kShortColumnBytes = 128;
-  static constexpr VariantName kName = variant_name("t_short", kMaxGroup);
-  static constexpr VariantFamily kFamily = VariantFamily::kSingleVector;
-
-  // Rows per lane: two 16-bit elements, so that a lane's share of a column (and of its shuffle
-  // reduction) is at least 4 bytes.
-  static constexpr int rows_per_lane(int a_bytes) { return a_bytes >= 4 ? 1 : 2; }
-  // Columns in flight per lane: 64 bytes of A; 16-bit loads take a register each, so 12
-  // columns of 2 rows (48 bytes) is what fits the 64 registers.
-  static constexpr int unroll(int a_bytes) { return a_bytes >= 4 ? 64 / a_bytes : 12; }
-  static constexpr int group_lanes(int64_t m, int rows_per_lane) {
-    int lanes = 1;
-    while (lanes < kMaxGroup && int64_t(lanes) * rows_per_lane < m) lanes *= 2;
-    return lanes;
-  }
-
-  static bool implements(const GemvProblem &p) { return p.transposed(); }
-
-  // Steps of (kThreads / group) * kUnroll columns; blocks for one wave (kBlocksPerSm per SM,
-  // shared by the batch items in flight), each striding over the steps.
-  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
-    const int a_bytes = element_bytes(p.types.a);
-    const int64_t step_columns =
-        int64_t(kThreads / group_lanes(p.m, rows_per_lane(a_bytes))) * unroll(a_bytes);
-    const unsigned z = grid_z(p.batch_count);
-    const int64_t wave = ceil_div(int64_t(device.sm_count) * kBlocksPerSm, z);
-    return {dim3(unsigned(std::min(ceil_div(p.n, step_columns), wave)), 1, z), dim3(kThreads),
-            {}};
-  }
-
-  // Exactly the columns for which no t_rowblock group suits (m * sizeof(A) < 128).
-  static bool suits(const GemvProblem &p, const DeviceLimits &device, LaunchPlan &plan) {
-    if (p.m * element_bytes(p.types.a) >= kShortColumnBytes) return false;
-    plan = GemvTShort::plan(p, device);
-    return true;
-  }
-
-  template <class TA, class TX, class TY, class S>
-  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
-                            const LaunchContext &context);
-};
-
-namespace kernels {
+namespace xgemv::kernels {
 
 template <class TA, class TX, class TY, class S, class Variant>
 __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
@@ -128,13 +80,54 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
   }
 }
 
-}  // namespace kernels
+}  // namespace xgemv::kernels
 
-template <class TA, class TX, class TY, class S>
-cudaError_t GemvTShort::launch(const GemvProblem &problem, const LaunchPlan &plan,
-                              const LaunchContext &context) {
-  return kernels::launch_kernel(&kernels::gemv_t_short<TA, TX, TY, S, GemvTShort>, problem, plan,
-                                context);
-}
+namespace xgemv {
+
+struct GemvTShort : VariantBase<GemvTShort, VariantFamily::kSingleVector> {
+  static constexpr int kThreads = 256;
+  static constexpr int kBlocksPerSm = 4;  // residency the launch bounds ask for (64 registers)
+  static constexpr int kMaxGroup = 32;    // lanes per column: one warp
+  static constexpr int kShortColumnBytes = 128;
+  static constexpr VariantName kName = variant_name("t_short", kMaxGroup);
+
+  // Rows per lane: two 16-bit elements, so that a lane's share of a column (and of its shuffle
+  // reduction) is at least 4 bytes.
+  static constexpr int rows_per_lane(int a_bytes) { return a_bytes >= 4 ? 1 : 2; }
+  // Columns in flight per lane: 64 bytes of A; 16-bit loads take a register each, so 12
+  // columns of 2 rows (48 bytes) is what fits the 64 registers.
+  static constexpr int unroll(int a_bytes) { return a_bytes >= 4 ? 64 / a_bytes : 12; }
+  static constexpr int group_lanes(int64_t m, int rows_per_lane) {
+    int lanes = 1;
+    while (lanes < kMaxGroup && int64_t(lanes) * rows_per_lane < m) lanes *= 2;
+    return lanes;
+  }
+
+  static bool implements(const GemvProblem &p) { return p.transposed(); }
+
+  // Steps of (kThreads / group) * kUnroll columns; blocks for one wave (kBlocksPerSm per SM,
+  // shared by the batch items in flight), each striding over the steps.
+  static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
+    const int a_bytes = element_bytes(p.types.a);
+    const int64_t step_columns =
+        int64_t(kThreads / group_lanes(p.m, rows_per_lane(a_bytes))) * unroll(a_bytes);
+    const unsigned z = grid_z(p.batch_count);
+    const int64_t wave = ceil_div(int64_t(device.sm_count) * kBlocksPerSm, z);
+    return {dim3(unsigned(std::min(ceil_div(p.n, step_columns), wave)), 1, z), dim3(kThreads),
+            {}};
+  }
+
+  // Exactly the columns for which no t_rowblock group suits (m * sizeof(A) < 128).
+  static bool prefers(const GemvProblem &p, const DeviceLimits &) {
+    return p.m * element_bytes(p.types.a) < kShortColumnBytes;
+  }
+
+  template <class TA, class TX, class TY, class S>
+  static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
+                            const LaunchContext &context) {
+    return kernels::launch_kernel(&kernels::gemv_t_short<TA, TX, TY, S, GemvTShort>, problem, plan,
+                                  context);
+  }
+};
 
 }  // namespace xgemv

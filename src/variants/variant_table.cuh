@@ -14,6 +14,8 @@
 #include "gemv_t_mma.cuh"
 #include "gemv_t_rowblock.cuh"
 #include "gemv_t_short.cuh"
+#include "moe_mma.cuh"
+#include "moe_qmma.cuh"
 #include "qgemv_mma.cuh"
 #include "type_sets.hpp"
 
@@ -35,8 +37,7 @@ struct VariantList {
   // Only the variants of the set's kind are compiled for it.
   template <class Variant, class TA, class TX, class TY, class TS>
   static constexpr LaunchFunction launch_of() {
-    constexpr bool quantized_variant = Variant::kFamily == VariantFamily::kQuantized;
-    if constexpr (quantized_variant == is_quantized(element_type_of<TA>()))
+    if constexpr (Variant::kReadsCodes == is_quantized(element_type_of<TA>()))
       return &Variant::template launch<TA, TX, TY, TS>;
     else
       return &launch_not_served;
@@ -61,6 +62,8 @@ using KernelVariants = VariantList<
     // op N on the tensor cores, then op T and op N on the CUDA cores for every type
     GemvTMma, GemvNMma, GemvTFma, GemvNFma,
     // quantized weights, 1 to 16 vectors per pass, on the tensor cores
-    QgemvMma>;
+    QgemvMma,
+    // mixture-of-experts projections: dense 16-bit experts, quantized experts
+    MoeMma, MoeQmma>;
 
 }  // namespace xgemv

@@ -6,15 +6,15 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/split_plan.hpp"
+#include "launch/split_plan.hpp"
 
 namespace {
 
 using xgemv::ceil_div;
-using xgemv::kernels::kMaxSplitWaves;
-using xgemv::kernels::plan_split;
-using xgemv::kernels::SplitPlan;
-using xgemv::kernels::SplitTail;
+using xgemv::kMaxSplitWaves;
+using xgemv::plan_split;
+using xgemv::SplitPlan;
+using xgemv::SplitTail;
 
 constexpr int64_t kGranule = 512;
 constexpr int64_t kTileOutputs = 256;
@@ -51,8 +51,8 @@ TEST(SplitPlan, EveryPlanCoversTheReductionInWholeGranulesWithinTheWorkspace) {
           if (split.count == 1) continue;
           EXPECT_GE(split.length, 2 * kGranule);                      // two granules each
           EXPECT_LE(tiles * kTileOutputs * split.count * kAccumulatorBytes,
-                    int64_t(xgemv::kernels::kSplitPartialBytes));     // partials fit
-          EXPECT_LE(tiles, xgemv::kernels::kSplitTileCounters);       // one counter a tile
+                    int64_t(xgemv::kSplitPartialBytes));     // partials fit
+          EXPECT_LE(tiles, xgemv::kSplitTileCounters);       // one counter a tile
           EXPECT_LE(ceil_div(tiles * split.count, kSms * blocks_per_sm), max_waves);
         }
 }
@@ -107,7 +107,7 @@ TEST(SplitPlan, BatchItemsCountAsTiles) {
 // plan_split_tail in the units of op T's 32-lane row blocks of 16-bit elements: 8 outputs a
 // tile, granules of 1024 elements, 4 blocks an SM.
 SplitTail tail(int64_t tiles, int64_t length, int64_t batch = 1) {
-  return xgemv::kernels::plan_split_tail(tiles, batch, length, 1024, 8, kSms, 4,
+  return xgemv::plan_split_tail(tiles, batch, length, 1024, 8, kSms, 4,
                                          kAccumulatorBytes);
 }
 
@@ -134,14 +134,14 @@ TEST(SplitTail, EveryTailCoversTheReductionInWholeGranulesWithinAWaveAndTheWorks
       EXPECT_GT(tail_tiles, 0);
       EXPECT_LT(tail_tiles, kSms * 4);
       EXPECT_EQ(split.length % 1024, 0);
-      EXPECT_GE(split.length, xgemv::kernels::kSplitTailMinGranules * 1024);
+      EXPECT_GE(split.length, xgemv::kSplitTailMinGranules * 1024);
       EXPECT_GE(ceil_div(length, 1024) - split.length / 1024,
-                xgemv::kernels::kSplitTailMinSavedGranules);                // worth a combine
+                xgemv::kSplitTailMinSavedGranules);                // worth a combine
       EXPECT_GE(split.count * split.length, length);                  // covers it
       EXPECT_LT((split.count - 1) * split.length, length);            // no empty piece
       EXPECT_LE(tail_tiles * split.count, kSms * 4);                  // one wave of pieces
       EXPECT_LE(tail_tiles * 8 * split.count * kAccumulatorBytes,
-                int64_t(xgemv::kernels::kSplitPartialBytes));         // partials fit
+                int64_t(xgemv::kSplitPartialBytes));         // partials fit
     }
 }
 
@@ -157,7 +157,7 @@ TEST(SplitTail, NoTailWithoutAWholeWaveAThinLastOneOrAGain) {
 }
 
 TEST(SplitPlan, TooManyTilesForTheCountersStayWhole) {
-  EXPECT_EQ(plan(xgemv::kernels::kSplitTileCounters + 1, 1 << 20, 1024, 1).count, 1);
+  EXPECT_EQ(plan(xgemv::kSplitTileCounters + 1, 1 << 20, 1024, 1).count, 1);
 }
 
 }  // namespace

@@ -5,19 +5,31 @@ quantized weights, as torch.library ops, nn modules and a quantize_() for whole 
     y = xgemv.linear(x, W, bias)               # = F.linear(x, W, bias), x with <= 16 rows
     xgemv.quantize_(model, "int4-g128")        # every nn.Linear -> xgemv.nn.QuantizedLinear
     xgemv.quantize_(model, "bf16")             # every nn.Linear -> xgemv.nn.Linear
+    h = xgemv.moe_up(x, gate_up, top_k_index)  # a MoE layer's experts: xgemv.moe
+    model.set_experts_implementation("xgemv")  # Hugging Face MoE models, their weights as they are
 
-The ops (torch.ops.xgemv.gemv / linear / qlinear) have fake implementations for torch.compile
-and run on torch's current CUDA stream, so CUDA graphs capture them.
+The ops (torch.ops.xgemv.gemv / linear / qlinear / moe_up / moe_down) have fake implementations
+for torch.compile and run on torch's current CUDA stream, so CUDA graphs capture them.
 """
+import sys
+
 from . import _library
 from ._library import XgemvError, set_batch_invariant, set_early_start
 from .ops import MAX_ROWS, gemv, linear, qlinear
+from .moe import ExpertWeights, moe_down, moe_up
+from .hf_experts import register_experts_implementation
 from .qweight import FORMAT_NAMES, QFormat, QWeight, layout, parse_format
 from .quantize import load_awq_, load_gptq_, quantize_
 from . import nn
 
 __version__ = _library.version()
 
-__all__ = ["FORMAT_NAMES", "MAX_ROWS", "QFormat", "QWeight", "XgemvError", "gemv", "layout",
-           "linear", "load_awq_", "load_gptq_", "nn", "parse_format", "qlinear", "quantize_",
+# Where transformers is already imported, the experts implementation "xgemv" is there at once
+# (importing transformers here would cost every user of xgemv its import time).
+if "transformers" in sys.modules:
+    register_experts_implementation()
+
+__all__ = ["ExpertWeights", "FORMAT_NAMES", "MAX_ROWS", "QFormat", "QWeight", "XgemvError",
+           "gemv", "layout", "linear", "load_awq_", "load_gptq_", "moe_down", "moe_up", "nn",
+           "parse_format", "qlinear", "quantize_", "register_experts_implementation",
            "set_batch_invariant", "set_early_start"]

@@ -16,10 +16,17 @@ _c_int = ctypes.c_int
 _c_char = ctypes.c_char
 _ptr = ctypes.c_void_p
 
-# Element types, the values of xgemv_datatype (those of cudaDataType_t).
-R_32F, R_64F, R_16F, R_16BF = 0, 1, 2, 14
-DATATYPE_OF_DTYPE = {torch.float32: R_32F, torch.float64: R_64F, torch.float16: R_16F,
-                     torch.bfloat16: R_16BF}
+# The element types, as src/element_types.json lists them: torch dtype -> (its xgemv_datatype,
+# the prefix of its typed entry points xgemv_<prefix>gemv...). tests/python checks this table,
+# the statuses and the structures below against that table and the headers.
+ELEMENT_TYPES = {torch.float32: (0, "s"), torch.float64: (1, "d"), torch.float16: (2, "h"),
+                 torch.bfloat16: (14, "bf16")}
+DATATYPE_OF_DTYPE = {dtype: datatype for dtype, (datatype, _) in ELEMENT_TYPES.items()}
+R_32F, R_64F = DATATYPE_OF_DTYPE[torch.float32], DATATYPE_OF_DTYPE[torch.float64]
+R_16F, R_16BF = DATATYPE_OF_DTYPE[torch.float16], DATATYPE_OF_DTYPE[torch.bfloat16]
+# The index types of expert ids (xgemv_moe.h).
+R_32I, R_64I = 10, 24
+INDEX_TYPE_OF_DTYPE = {torch.int32: R_32I, torch.int64: R_64I}
 
 STATUS_SUCCESS = 0
 # Statuses behind which a CUDA runtime error is recorded (xgemv_last_cuda_error).
@@ -41,6 +48,11 @@ class QWeightInfo(ctypes.Structure):
                 ("zero_points", _c_int), ("permuted", _c_int)]
 
 
+class MoeRouting(ctypes.Structure):
+    _fields_ = [("tokens", _c_int64), ("top_k", _c_int64), ("expert_ids", _ptr),
+                ("id_type", _c_int), ("weights", _ptr), ("weight_type", _c_int)]
+
+
 class QWeightLayout(ctypes.Structure):
     _fields_ = [("bytes", ctypes.c_size_t),
                 ("codes_offset", ctypes.c_size_t), ("codes_bytes", ctypes.c_size_t),
@@ -51,10 +63,11 @@ class QWeightLayout(ctypes.Structure):
                 ("row_tiles", _c_int64), ("k_blocks", _c_int64), ("scale_groups", _c_int64)]
 
 
-# name: (argument types, result type); int results are xgemv_status. xgemv_gemv_bias and
-# xgemv_qgemv_bias are left without argument types: the per-layer calls (ops.LinearCall) pass
-# ctypes objects they made once, which ctypes passes as they are (converting 15 Python numbers
-# through argtypes costs several microseconds a call, and eager decode is bound by host time).
+# name: (argument types, result type); int results are xgemv_status. xgemv_gemv_bias,
+# xgemv_qgemv_bias and the MoE calls are left without argument types: the per-layer calls
+# (ops.LinearCall, moe.ExpertsCall) pass ctypes objects they made once, which ctypes passes as
+# they are (converting 15 Python numbers through argtypes costs several microseconds a call,
+# and eager decode is bound by host time).
 _SIGNATURES = {
     "xgemv_version_string": ([], ctypes.c_char_p),
     "xgemv_status_string": ([_c_int], ctypes.c_char_p),
@@ -67,7 +80,7 @@ _SIGNATURES = {
     # (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy), one per element type
     **{name: ([_ptr, _c_char, _c_int64, _c_int64, _ptr, _ptr, _c_int64, _ptr, _c_int64, _ptr,
                _ptr, _c_int64], _c_int)
-       for name in ("xgemv_sgemv", "xgemv_dgemv", "xgemv_hgemv", "xgemv_bf16gemv")},
+       for name in (f"xgemv_{prefix}gemv" for _, prefix in ELEMENT_TYPES.values())},
     "xgemv_qweight_get_layout": ([ctypes.POINTER(QWeightInfo), ctypes.POINTER(QWeightLayout)],
                                  _c_int),
     "xgemv_qweight_create": ([ctypes.POINTER(_ptr), ctypes.POINTER(QWeightInfo), _ptr], _c_int),
@@ -78,10 +91,17 @@ _SIGNATURES = {
     "xgemv_qweight_pack_awq": ([_ptr, _ptr, _ptr, _ptr, _ptr], _c_int),
     "xgemv_qweight_quantize": ([_ptr, _ptr, _ptr, _c_int64], _c_int),
     "xgemv_qweight_dequantize": ([_ptr, _ptr, _ptr, _c_int64, _c_int], _c_int),
+    "xgemv_experts_create": ([ctypes.POINTER(_ptr), _c_int, _c_int64, _c_int64, _c_int64, _ptr,
+                              _c_int64, _c_int64], _c_int),
+    "xgemv_experts_create_quantized": ([ctypes.POINTER(_ptr), ctypes.POINTER(QWeightInfo),
+                                        _c_int64, _ptr], _c_int),
+    "xgemv_experts_destroy": ([_ptr], _c_int),
+    "xgemv_moe_down_workspace_bytes": ([_c_int64, _c_int64, _c_int64], ctypes.c_size_t),
 }
 
 
-_CALLED_WITH_CTYPES_OBJECTS = ("xgemv_gemv_bias", "xgemv_qgemv_bias")
+_CALLED_WITH_CTYPES_OBJECTS = ("xgemv_gemv_bias", "xgemv_qgemv_bias", "xgemv_moe_up",
+                               "xgemv_moe_down")
 
 
 def _library_path():

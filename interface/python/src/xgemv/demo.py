@@ -38,8 +38,27 @@ MODELS = {
                                        rope_theta=1000000.0, max_position_embeddings=32768)),
     "tiny": ("LlamaConfig", dict(hidden_size=512, intermediate_size=1024, num_hidden_layers=2,
                                  num_attention_heads=8, num_key_value_heads=4, vocab_size=4096)),
+    # Mixtures of experts: every layer's experts a Hugging Face experts module.
+    "qwen3-30b-a3b": ("Qwen3MoeConfig", dict(hidden_size=2048, intermediate_size=6144,
+                                             moe_intermediate_size=768, num_experts=128,
+                                             num_experts_per_tok=8, norm_topk_prob=True,
+                                             num_hidden_layers=48, num_attention_heads=32,
+                                             num_key_value_heads=4, head_dim=128,
+                                             vocab_size=151936, rope_theta=1000000.0,
+                                             max_position_embeddings=40960)),
+    "mixtral-8x7b": ("MixtralConfig", dict(hidden_size=4096, intermediate_size=14336,
+                                           num_local_experts=8, num_experts_per_tok=2,
+                                           num_hidden_layers=32, num_attention_heads=32,
+                                           num_key_value_heads=8, vocab_size=32000,
+                                           rope_theta=1000000.0, max_position_embeddings=32768)),
+    "tiny-moe": ("Qwen3MoeConfig", dict(hidden_size=256, intermediate_size=512,
+                                        moe_intermediate_size=128, num_experts=16,
+                                        num_experts_per_tok=4, norm_topk_prob=True,
+                                        num_hidden_layers=2, num_attention_heads=4,
+                                        num_key_value_heads=2, head_dim=64, vocab_size=4096)),
 }
-MODEL_CLASSES = {"LlamaConfig": "LlamaForCausalLM", "Qwen2Config": "Qwen2ForCausalLM"}
+MODEL_CLASSES = {"LlamaConfig": "LlamaForCausalLM", "Qwen2Config": "Qwen2ForCausalLM",
+                 "Qwen3MoeConfig": "Qwen3MoeForCausalLM", "MixtralConfig": "MixtralForCausalLM"}
 PROMPT = 16
 
 
@@ -63,6 +82,10 @@ def parse_arguments(argv):
                              "finished (xgemv.set_early_start; measured slower in these "
                              "graphs, where the kernels between the GEMVs are PyTorch's)")
     parser.add_argument("--check-tokens", type=int, default=8, help="steps compared with fp32")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="no fp32 runs (a large model and its fp32 copy need not fit)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print where an eager step's GPU time goes, by kernel kind")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     args = parser.parse_args(argv)
@@ -161,6 +184,35 @@ class Decoder:
         return statistics.median(times)
 
 
+# Kernel kinds of a decode step, by the first pattern a kernel's name contains.
+KERNEL_KINDS = (("experts (xgemv)", ("moe_mma", "moe_qmma")),
+                ("experts (grouped GEMM)", ("grouped",)),
+                ("attention", ("flash", "fmha", "attention", "sdpa", "efficient")),
+                ("GEMV and GEMM", ("gemv", "gemm", "cutlass", "xmma", "nvjet", "mma")),
+                ("softmax and top-k", ("softmax", "topk", "sort", "radix")))
+
+
+def step_profile(decoder, steps=5):
+    """GPU time per eager step by kernel kind, in microseconds (kernels only, not gaps)."""
+    from torch.profiler import ProfilerActivity, profile
+    decoder._step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            decoder._step()
+        torch.cuda.synchronize()
+    kinds = dict.fromkeys([kind for kind, _ in KERNEL_KINDS] + ["other"], 0.0)
+    for event in prof.key_averages():
+        time_us = getattr(event, "self_device_time_total", 0.0)
+        if time_us <= 0:
+            continue
+        name = event.key.lower()
+        kind = next((k for k, patterns in KERNEL_KINDS if any(p in name for p in patterns)),
+                    "other")
+        kinds[kind] += time_us / steps
+    return kinds
+
+
 def agreement(logits, reference):
     error = (logits - reference).abs().max() / reference.abs().max()
     top = (logits.argmax(-1) == reference.argmax(-1)).float().mean()
@@ -172,13 +224,50 @@ def cache_length(args):
     return PROMPT + args.check_tokens + args.eager_tokens + args.replays + 8
 
 
+class ReferenceExperts(torch.nn.Module):
+    """An xgemv.nn.Experts in plain PyTorch, its weights dense (quantized ones dequantized):
+    each token's experts one after the other."""
+
+    def __init__(self, experts):
+        super().__init__()
+        self.gate_up = torch.nn.Parameter(experts.gate_up.dequantize(torch.float32), False)
+        self.down = torch.nn.Parameter(experts.down.dequantize(torch.float32), False)
+        self.gate_up_bias, self.down_bias = experts.gate_up_proj_bias, experts.down_proj_bias
+        self.activation, self.alpha, self.limit = experts.activation, experts.alpha, experts.limit
+
+    def forward(self, x, top_k_index, top_k_weights):
+        out = torch.zeros(x.shape[0], self.down.shape[1], dtype=x.dtype, device=x.device)
+        for t in range(x.shape[0]):
+            for j in range(top_k_index.shape[1]):
+                e = int(top_k_index[t, j])
+                if not 0 <= e < self.gate_up.shape[0]:
+                    continue
+                gate_up = self.gate_up[e].to(x.dtype) @ x[t]
+                if self.gate_up_bias is not None:
+                    gate_up = gate_up + self.gate_up_bias[e].to(x.dtype)
+                if self.activation == "swiglu":
+                    gate, up = gate_up.chunk(2)
+                    h = torch.nn.functional.silu(gate) * up
+                else:
+                    gate = gate_up[0::2].clamp(max=self.limit)
+                    up = gate_up[1::2].clamp(-self.limit, self.limit)
+                    h = (up + 1) * gate * torch.sigmoid(self.alpha * gate)
+                y = self.down[e].to(x.dtype) @ h
+                if self.down_bias is not None:
+                    y = y + self.down_bias[e].to(x.dtype)
+                out[t] += top_k_weights[t, j].to(x.dtype) * y
+        return out
+
+
 def fp32_logits(model, prompt, tokens, args):
     """Logits of an fp32 copy of model, its quantized layers replaced by their dequantized
-    values."""
+    values and xgemv's experts by plain PyTorch ones."""
     dense = copy.deepcopy(model)
     for name, module in list(dense.named_modules()):
         for child_name, child in list(module.named_children()):
-            if isinstance(child, xgemv.nn.QuantizedLinear):
+            if isinstance(child, xgemv.nn.Experts):
+                setattr(module, child_name, ReferenceExperts(child))
+            elif isinstance(child, xgemv.nn.QuantizedLinear):
                 layer = torch.nn.Linear(child.in_features, child.out_features,
                                         bias=child.bias is not None, device="cuda")
                 layer.weight.copy_(child.dequantize(torch.float32))
@@ -197,13 +286,22 @@ def run_variant(name, model, prompt, tokens, reference, args):
     decoder = Decoder(model, prompt, cache_length(args))
     logits = decoder.logits_for(tokens)
     eager_ms = decoder.time_eager(args.eager_tokens)
+    kinds = step_profile(decoder) if args.profile else None
     decoder.capture()
     graph_ms = decoder.time_graph(args.replays)
-    own = reference if name.endswith("bf16") else fp32_logits(model, prompt, tokens, args)
-    error, top = agreement(logits, own)
-    quantized_error, quantized_top = agreement(logits, reference)
+    if reference is None:
+        error = top = quantized_error = quantized_top = float("nan")
+    else:
+        own = reference if name.endswith("bf16") else fp32_logits(model, prompt, tokens, args)
+        error, top = agreement(logits, own)
+        quantized_error, quantized_top = agreement(logits, reference)
     progress(f"{name}: {graph_ms:.3f} ms per token in a graph, {eager_ms:.2f} ms eager")
-    return {"variant": name, "graph_ms": graph_ms, "eager_ms": eager_ms,
+    if kinds is not None:
+        total = sum(kinds.values())
+        print(f"profile: {name}: an eager step's kernels {total:.0f} us: " + ", ".join(
+            f"{kind} {us:.0f} us ({100 * us / total:.0f}%)" for kind, us in kinds.items() if us),
+            flush=True)
+    return {"variant": name, "graph_ms": graph_ms, "eager_ms": eager_ms, "kernel_us": kinds,
             "logits_error": error, "top1_agreement": top,
             "logits_error_vs_bf16_weights": quantized_error,
             "top1_agreement_vs_bf16_weights": quantized_top}
@@ -223,8 +321,10 @@ def main(argv=None):
         prompt = torch.randint(0, vocab, (args.batch, PROMPT), device="cuda", generator=generator)
         tokens = torch.randint(0, vocab, (args.batch, args.check_tokens), device="cuda",
                                generator=generator)
-        progress("fp32 reference logits")
-        reference = fp32_logits(model, prompt, tokens, args)
+        reference = None
+        if not args.no_reference:
+            progress("fp32 reference logits")
+            reference = fp32_logits(model, prompt, tokens, args)
         results = [run_variant("torch bf16", model, prompt, tokens, reference, args)]
         for name in args.formats:
             progress(f"quantize_(model, {name!r})")

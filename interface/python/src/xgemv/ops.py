@@ -31,8 +31,8 @@ _ONE_D, _ZERO_D = ctypes.c_double(1.0), ctypes.c_double(0.0)
 _SCALARS = {torch.float64: (ctypes.addressof(_ONE_D), ctypes.addressof(_ZERO_D))}
 _FLOAT_SCALARS = (ctypes.addressof(_ONE_F), ctypes.addressof(_ZERO_F))
 
-_GEMV_FUNCTIONS = {torch.float32: L.lib.xgemv_sgemv, torch.float64: L.lib.xgemv_dgemv,
-                   torch.float16: L.lib.xgemv_hgemv, torch.bfloat16: L.lib.xgemv_bf16gemv}
+_GEMV_FUNCTIONS = {dtype: getattr(L.lib, f"xgemv_{prefix}gemv")
+                   for dtype, (_, prefix) in L.ELEMENT_TYPES.items()}
 
 
 def _fail(kind, message):

@@ -1,10 +1,11 @@
-"""Model conversion: quantize_ replaces a model's torch.nn.Linear layers in place (as torchao's
-quantize_ does), load_gptq_ and load_awq_ put the layers of a GPTQ or AWQ checkpoint in."""
+"""Model conversion: quantize_ replaces a model's torch.nn.Linear layers and mixture-of-experts
+experts modules in place (as torchao's quantize_ does), load_gptq_ and load_awq_ put the layers
+of a GPTQ or AWQ checkpoint in."""
 import warnings
 
 import torch
 
-from .nn import Linear, QuantizedLinear
+from .nn import Experts, Linear, QuantizedLinear, experts_spec
 from .qweight import parse_format
 
 DENSE_FORMATS = {"dense": None, "bf16": torch.bfloat16, "fp16": torch.float16,
@@ -18,6 +19,35 @@ def _linear_layers(model, filter_fn):
             qualified = f"{name}.{child_name}" if name else child_name
             if type(child) is torch.nn.Linear and (filter_fn is None or filter_fn(child, qualified)):
                 yield module, child_name, qualified, child
+
+
+def _experts_modules(model, filter_fn):
+    """(parent, attribute name, qualified name, module) of every experts module of a Hugging
+    Face MoE block (3-D gate_up_proj and down_proj) not converted yet."""
+    for name, module in list(model.named_modules()):
+        for child_name, child in list(module.named_children()):
+            qualified = f"{name}.{child_name}" if name else child_name
+            weights = (getattr(child, "gate_up_proj", None), getattr(child, "down_proj", None))
+            if (not isinstance(child, Experts) and
+                    all(isinstance(w, torch.Tensor) and w.dim() == 3 for w in weights) and
+                    (filter_fn is None or filter_fn(child, qualified))):
+                yield module, child_name, qualified, child
+
+
+def _experts_refusal(module, fmt):
+    """Why the quantized format cannot take the experts, or None."""
+    try:
+        spec = experts_spec(module)
+    except ValueError as error:
+        return str(error)
+    hidden, intermediate = spec["gate_up"].shape[2], spec["down"].shape[2]
+    if fmt is not None and fmt.kind == "int4":
+        for what, inputs in (("hidden", hidden), ("intermediate", intermediate)):
+            if inputs % fmt.group_size:
+                return f"{what} size {inputs} not a multiple of {fmt.group_size}"
+    if fmt is not None and spec["activation"] == "swiglu" and intermediate % 16:
+        return f"intermediate size {intermediate} not a multiple of 16 (whole tiles of each half)"
+    return None
 
 
 def _shared_parameters(model):
@@ -35,14 +65,24 @@ def quantize_(model, qformat, *, filter_fn=None):
     "bf16", "fp16", "fp32" (the weights in that dtype) or "dense" (as they are) give
     xgemv.nn.Linear; "int4-g128", "int4-g128-zp", "int4-g64", "int4-g32" (and -zp), "int8",
     "fp8" and "fp8-block" give xgemv.nn.QuantizedLinear, quantized by round to nearest on the
-    layer's CUDA device. The replaced weights stop requiring grad (these are inference layers).
+    layer's CUDA device. The experts modules of Hugging Face MoE blocks become xgemv.nn.Experts,
+    dense (their weights as they are for "dense" and "fp32", else in the 16-bit dtype named) or
+    quantized in the format; the routers, shared experts and attention are linear layers as any. The replaced weights stop requiring grad (these are inference layers).
     A layer a quantized format cannot take (in_features not a multiple of the int4 group size,
-    a weight tied to another module's) is left as it is, with a warning naming it. Returns
+    a weight tied to another module's), and experts xgemv does not compute, are left as they
+    are, with a warning naming them. Returns
     model."""
     dense = qformat in DENSE_FORMATS
     fmt = None if dense else parse_format(qformat)
     tied = set() if dense else _shared_parameters(model)
     skipped = []
+    for parent, attribute, name, module in _experts_modules(model, filter_fn):
+        refusal = _experts_refusal(module, fmt)
+        if refusal is not None:
+            skipped.append(f"{name} ({refusal})")
+            continue
+        experts = Experts.from_module(module, None if qformat == "fp32" else qformat)
+        setattr(parent, attribute, experts)
     for parent, attribute, name, layer in _linear_layers(model, filter_fn):
         if dense:
             dtype = DENSE_FORMATS[qformat]

@@ -9,7 +9,7 @@
 #include <xgemv/xgemv_quant.h>
 
 #include "qgemv_argument_cases.hpp"
-#include "quant_formats.hpp"
+#include "support/quant_formats.hpp"
 #include "support/quant_reference.hpp"
 
 namespace xgemv_test::quant {

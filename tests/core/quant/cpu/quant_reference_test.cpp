@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <xgemv/xgemv_quant.h>
 
-#include "quant_formats.hpp"
+#include "support/quant_formats.hpp"
 #include "support/quant_reference.hpp"
 
 namespace xgemv_test::quant {

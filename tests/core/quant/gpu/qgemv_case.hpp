@@ -20,10 +20,10 @@
 #include <gtest/gtest.h>
 #include <xgemv/xgemv_quant.h>
 
-#include "quant_formats.hpp"
 #include "support/cublas_reference.hpp"
 #include "support/device_buffer.hpp"
 #include "support/gemv_case.hpp"
+#include "support/quant_formats.hpp"
 #include "support/quant_reference.hpp"
 #include "support/random_data.hpp"
 

@@ -20,9 +20,9 @@
 #include <gtest/gtest.h>
 #include <xgemv/xgemv_quant.h>
 
-#include "quant_formats.hpp"
 #include "support/device_buffer.hpp"
 #include "support/graph_capture.hpp"
+#include "support/quant_formats.hpp"
 #include "support/quant_reference.hpp"
 #include "support/random_data.hpp"
 
