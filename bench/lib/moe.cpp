@@ -291,7 +291,7 @@ std::string describe_moe_case(const MoeCase& c) {
 
 Record moe_record(const MoeCase& c, const MoeCall& call, std::string lib, std::string function,
                   std::string mode) {
-  Record r;
+  Record r = run_record(std::move(lib), std::move(function), std::move(mode));
   r.suite = "moe";
   r.tag = c.model.name + "." + std::string(projection_name(call.experts.projection)) + "." +
           std::string(routing_name(c.routing));
@@ -301,9 +301,6 @@ Record moe_record(const MoeCase& c, const MoeCall& call, std::string lib, std::s
   r.gemvs = std::llround(call.mean_experts);
   r.matrix_bytes = call.touched_bytes();
   r.bytes = call.bytes();
-  r.lib = std::move(lib);
-  r.function = std::move(function);
-  r.mode = std::move(mode);
   return r;
 }
 

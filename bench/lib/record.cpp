@@ -68,8 +68,16 @@ void Record::set_times(const std::vector<double>& us_per_call) {
   spread_pct = bench::spread_pct(us_per_call);
 }
 
-Record case_record(const Case& c, std::string lib, std::string function, std::string mode) {
+Record run_record(std::string lib, std::string function, std::string mode) {
   Record r;
+  r.lib = std::move(lib);
+  r.function = std::move(function);
+  r.mode = std::move(mode);
+  return r;
+}
+
+Record case_record(const Case& c, std::string lib, std::string function, std::string mode) {
+  Record r = run_record(std::move(lib), std::move(function), std::move(mode));
   r.suite = c.suite;
   r.tag = c.tag;
   r.dtype = c.dtype;
@@ -85,9 +93,6 @@ Record case_record(const Case& c, std::string lib, std::string function, std::st
   r.beta = c.beta;
   r.matrix_bytes = c.a_bytes();
   r.bytes = c.bytes();
-  r.lib = std::move(lib);
-  r.function = std::move(function);
-  r.mode = std::move(mode);
   return r;
 }
 

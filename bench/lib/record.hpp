@@ -93,6 +93,8 @@ struct Record {
 
 // The record of a shape case, nothing measured yet.
 Record case_record(const Case& c, std::string lib, std::string function, std::string mode);
+// A record of what ran (`lib`, `function`, `mode`), for the case's fields to be filled in.
+Record run_record(std::string lib, std::string function, std::string mode);
 
 // For every timed record: GB/s; its share of the same run's bound (not for host rows), its
 // speed-up, its time over the same library's at nrhs 1 (cases of several vectors, and the nrhs 1
