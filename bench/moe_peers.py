@@ -283,18 +283,14 @@ def verdicts(rows):
     if qwen:
         lines.append(f"moe peers verdict: xgemv bf16 over transformers grouped_mm on "
                      f"qwen3-30b-a3b experts at T=1: {qwen[0]:.2f}x (target 2.5x)")
-    if bf16:
-        slower = [p for p in bf16 if p[0] < 1.0]
-        lines.append(f"moe peers verdict: xgemv bf16 over grouped_mm, every case: "
-                     f"{geometric_mean([p[0] for p in bf16]):.2f}x geo-mean, worst {worst(bf16)};"
-                     f" never slower: {'yes' if not slower else 'NO'} "
-                     f"({len(bf16) - len(slower)}/{len(bf16)})")
-    if int4:
-        below = [p for p in int4 if p[0] < 3.0]
-        lines.append(f"moe peers verdict: xgemv int4-g128 over bf16 grouped_mm at T=1..4: "
-                     f"{geometric_mean([p[0] for p in int4]):.2f}x geo-mean, worst {worst(int4)};"
-                     f" >= 3x: {'yes' if not below else 'NO'} ({len(int4) - len(below)}/"
-                     f"{len(int4)})")
+    def against(pairs, what, target, target_text):
+        if pairs:
+            met = [p for p in pairs if p[0] >= target]
+            lines.append(f"moe peers verdict: {what}: {geometric_mean([p[0] for p in pairs]):.2f}x "
+                         f"geo-mean, worst {worst(pairs)}; {target_text}: "
+                         f"{'yes' if len(met) == len(pairs) else 'NO'} ({len(met)}/{len(pairs)})")
+    against(bf16, "xgemv bf16 over grouped_mm, every case", 1.0, "never slower")
+    against(int4, "xgemv int4-g128 over bf16 grouped_mm at T=1..4", 3.0, ">= 3x")
     blocks = [r for r in rows if r.get("block")]
     if blocks:
         lines.append("moe peers verdict: whole MoE blocks in a graph, xgemv over grouped_mm: "

@@ -8,7 +8,8 @@
 The table sits between the lines BEGIN and END below. Each column is one folder of
 bench/results (--results, --gpus): its summary.txt (the suite's SUMMARY block) and the
 benchmark's logs beside it (bench/results/README.md says what they are). A figure the files do
-not hold is an error, not an empty cell. Python 3 standard library only.
+not hold is an error, not an empty cell, except in the rows of steps a folder's run predates,
+which say "not in this run". Python 3 standard library only.
 """
 import argparse
 import math
@@ -45,6 +46,13 @@ def find(pattern, text, where):
     if not match:
         raise MissingFigure(f"{where}: nothing matches {pattern!r}")
     return match.groups()
+
+
+def find_if_run(pattern, text, where, step):
+    """find(), or None where the run has no line of `step` at all (it predates the step)."""
+    if not re.search(step, text, re.MULTILINE):
+        return None
+    return find(pattern, text, where)
 
 
 def one_vector_geomean(log_path, dtype):
@@ -86,6 +94,12 @@ def column(folder):
                            summary, where)
     demo_bf16, demo_int4 = find(r"^demo verdict: llama3-8b batch 1, .*graph bf16 ([\d.]+)x, "
                                 r"int4-g128 ([\d.]+)x", summary, where)
+    moe = find_if_run(r"^moe peers verdict:.*at T=1: ([\d.]+)x.*\n(?:.*\n)*?moe peers verdict: "
+                      r"xgemv bf16 over grouped_mm, every case: ([\d.]+)x geo-mean, worst "
+                      r"([\d.]+)x", summary, where, r"^moe peers verdict:")
+    moe_demo = find_if_run(r"^demo verdict: qwen3-30b-a3b batch 1, .*graph bf16 ([\d.]+)x, "
+                           r"int4-g128 ([\d.]+)x", summary, where,
+                           r"^demo verdict: qwen3-30b-a3b")
     op_t, op_t_bound, _ = one_vector_geomean(folder / "nrhs.log", "bf16")
     op_n, op_n_bound, _ = one_vector_geomean(folder / "nrhs-op-n.log", "bf16")
     head = f"{gpu.removeprefix('NVIDIA ')}, [{commit}](bench/results/{folder.name}/summary.txt)"
@@ -98,6 +112,8 @@ def column(folder):
         f"{int4_decode}x",
         f"{peers1}x / {peers16}x",
         f"{demo_bf16}x / {demo_int4}x",
+        f"{moe[0]}x; {moe[1]}x (worst {moe[2]}x)" if moe else "not in this run",
+        f"{moe_demo[0]}x / {moe_demo[1]}x" if moe_demo else "not in this run",
         f"{passed} passed, {failed} failed, {skipped} skipped",
     ]
 
@@ -111,6 +127,10 @@ ROWS = [
     "int4-g128 weights: decode steps of 2 models over cuBLAS on the bf16 weights",
     "int4-g128 GEMV over PyTorch's int4 kernel, 1 / 16 vectors",
     "PyTorch, Llama-3-8B shape, a token over plain bf16: `quantize_` bf16 / int4-g128",
+    "MoE experts, bf16, over transformers' grouped_mm: Qwen3-30B-A3B at 1 token; 6 models, "
+    "1-64 tokens",
+    "PyTorch, Qwen3-30B-A3B shape (16 layers), a token in a graph over transformers' default: "
+    "bf16 / int4-g128",
     "Tests (`ctest` in the suite)",
 ]
 

@@ -956,18 +956,56 @@ std::unique_ptr<DeviceBench> open_device(int ordinal, std::string& why_not) {
   }
 }
 
+// Plans a suite's cases with plan(), or says why it cannot (exit code 2).
+template <class Plan>
+bool planned(Plan&& plan) {
+  try {
+    plan();
+    return true;
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "xgemv-bench: " << error.what() << '\n';
+    return false;
+  }
+}
+
+// Runs a suite's cases with run(); a fault (e.g. a kernel's illegal address) poisons the
+// context, so it stops there, and the records so far are reported (exit code 2).
+template <class Run>
+int measured(Run&& run) {
+  try {
+    run();
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
+    return 2;
+  }
+}
+
+// One step's or case's records, with the SM clock sampled after them, their metrics, a progress
+// line each, added to the run's.
+void add_records(std::vector<Record> added, int sm_clock_mhz, const std::string& prefix,
+                 std::vector<Record>& records) {
+  for (Record& r : added) r.sm_clock_mhz = sm_clock_mhz;
+  derive_metrics(added);
+  for (const Record& r : added) std::cout << progress_line(r, prefix) << std::endl;
+  records.insert(records.end(), added.begin(), added.end());
+}
+
+// "[i/n] ", the progress lines' prefix of case i of n.
+std::string case_prefix(size_t i, size_t n) {
+  return "[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] ";
+}
+
 // Whole decode steps. The exit code: 0, 1 when a record failed, 2 when the run could not start
 // or had to stop (the records so far are written).
 int run_decode(const Options& options, RunInfo info) {
   std::vector<DecodeStep> steps;
   std::vector<Dtype> dtypes;
-  try {
-    steps = plan_decode_steps(options);
-    dtypes = decode_dtypes(options);
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "xgemv-bench: " << error.what() << '\n';
+  if (!planned([&] {
+        steps = plan_decode_steps(options);
+        dtypes = decode_dtypes(options);
+      }))
     return 2;
-  }
   std::string nrhs_text;
   for (int64_t nrhs : options.nrhs_values())
     nrhs_text += (nrhs_text.empty() ? "" : ",") + std::to_string(nrhs);
@@ -996,26 +1034,17 @@ int run_decode(const Options& options, RunInfo info) {
             << progress_header() << std::endl;
 
   std::vector<Record> records;
-  int exit_code = 0;
-  try {
+  const int exit_code = measured([&] {
     for (size_t i = 0; i < steps.size(); ++i) {
       std::cout << "[" << i + 1 << "/" << steps.size() << "] " << describe_step(steps[i])
                 << std::endl;
       device->reserve(steps[i]);
       for (Dtype dtype : dtypes) {
         std::vector<Record> step_records = device->run(steps[i], dtype, options);
-        const int sm_clock = device->sm_clock_mhz();  // sampled after the step's records
-        for (Record& r : step_records) r.sm_clock_mhz = sm_clock;
-        derive_metrics(step_records);
-        for (const Record& r : step_records) std::cout << progress_line(r) << std::endl;
-        records.insert(records.end(), step_records.begin(), step_records.end());
+        add_records(std::move(step_records), device->sm_clock_mhz(), "", records);
       }
     }
-  } catch (const std::exception& error) {
-    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
-    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
-    exit_code = 2;
-  }
+  });
   return finish_run(options.out_dir, info, records, exit_code);
 }
 
@@ -1023,12 +1052,7 @@ int run_decode(const Options& options, RunInfo info) {
 // their cases. The exit code as run_decode's.
 int run_moe(const Options& options, RunInfo info) {
   std::vector<MoeCase> cases;
-  try {
-    cases = plan_moe_cases(options);
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "xgemv-bench: " << error.what() << '\n';
-    return 2;
-  }
+  if (!planned([&] { cases = plan_moe_cases(options); })) return 2;
   if (options.list) {
     for (const MoeCase& c : cases) std::cout << "moe " << describe_moe_case(c) << '\n';
     std::cout << cases.size() << " cases\n";
@@ -1051,8 +1075,7 @@ int run_moe(const Options& options, RunInfo info) {
   int64_t max_tokens = 1;
   for (const MoeCase& c : cases) max_tokens = std::max(max_tokens, c.tokens);
   std::vector<Record> records;
-  int exit_code = 0;
-  try {
+  const int exit_code = measured([&] {
     bool loaded = false;
     for (size_t i = 0; i < cases.size(); ++i) {
       const MoeCase& c = cases[i];
@@ -1064,32 +1087,17 @@ int run_moe(const Options& options, RunInfo info) {
       }
       if (!loaded) continue;
       std::vector<Record> case_records = device->run(c, options);
-      const int sm_clock = device->sm_clock_mhz();  // sampled after the case
-      for (Record& r : case_records) r.sm_clock_mhz = sm_clock;
-      derive_metrics(case_records);
-      for (const Record& r : case_records)
-        std::cout << progress_line(
-                         r, "[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] ")
-                  << std::endl;
-      records.insert(records.end(), case_records.begin(), case_records.end());
+      add_records(std::move(case_records), device->sm_clock_mhz(), case_prefix(i, cases.size()),
+                  records);
     }
-  } catch (const std::exception& error) {
-    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
-    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
-    exit_code = 2;
-  }
+  });
   return finish_run(options.out_dir, info, records, exit_code);
 }
 
 // The shape cases: on the GPU when there is one, OpenBLAS on the host.
 int run_shapes(const Options& options, RunInfo info) {
   std::vector<Case> cases;
-  try {
-    cases = build_cases(options);
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "xgemv-bench: " << error.what() << '\n';
-    return 2;
-  }
+  if (!planned([&] { cases = build_cases(options); })) return 2;
   if (options.list) {
     for (const Case& c : cases)
       std::cout << c.suite << ' ' << case_record(c, "", "", "").label() << "  (" << c.bytes()
@@ -1133,8 +1141,7 @@ int run_shapes(const Options& options, RunInfo info) {
 
   HostBench host;
   std::vector<Record> records;
-  int exit_code = 0;
-  try {
+  const int exit_code = measured([&] {
     if (device) device->reserve(cases);
     if (options.wants_library("openblas")) host.reserve(cases);
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -1147,20 +1154,10 @@ int run_shapes(const Options& options, RunInfo info) {
         if (!device) reference = host.reference(c);
         case_records.push_back(host.run_openblas(c, reference, options));
       }
-      const int sm_clock = device ? device->sm_clock_mhz() : 0;  // sampled after the case
-      for (Record& r : case_records) r.sm_clock_mhz = sm_clock;
-      derive_metrics(case_records);
-      for (const Record& r : case_records)
-        std::cout << progress_line(
-                         r, "[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] ")
-                  << std::endl;
-      records.insert(records.end(), case_records.begin(), case_records.end());
+      add_records(std::move(case_records), device ? device->sm_clock_mhz() : 0,
+                  case_prefix(i, cases.size()), records);
     }
-  } catch (const std::exception& error) {
-    // A fault (e.g. a kernel's illegal address) poisons the context: report what was measured.
-    std::cerr << "xgemv-bench: stopped: " << error.what() << '\n';
-    exit_code = 2;
-  }
+  });
   return finish_run(options.out_dir, info, records, exit_code);
 }
 

@@ -10,6 +10,8 @@
   interface/fortran/xgemv_constants.inc, xgemv_typed_calls.inc
                                      the Fortran module's parameters (every enumerator of
                                      xgemv.h) and its interfaces to the typed entry points
+  interface/nccl/nccl_typed_calls.inc
+                                     the typed C entry points of xgemv_nccl.h over its template
 
 Usage: generate_bindings.py TABLE HEADER OUT_DIR   (HEADER: include/xgemv/xgemv.h)
 Files whose contents are unchanged are not rewritten, so that nothing rebuilds needlessly.
@@ -109,6 +111,23 @@ def entry_points(table, types):
     return "\n".join(out)
 
 
+def nccl_calls(table, types):
+    out = ["// %s" % BANNER,
+           "// The typed C entry points of xgemv_nccl.h, included by interface/nccl/nccl_gemv.cpp",
+           "// inside its extern \"C\" block: each passes its arguments to its gemv template.", ""]
+    for element in table["element_types"]:
+        t, scalar = element["c"], types[element["scalar"]]["c"]
+        params = ["xgemv_handle handle", "ncclComm_t comm", "xgemv_split split",
+                  "xgemv_result result", "const int64_t *starts", "char trans", "int64_t m",
+                  "int64_t n", "const %s *alpha" % scalar, "const %s *A" % t, "int64_t lda",
+                  "const %s *x" % t, "int64_t incx", "const %s *beta" % scalar, "%s *y" % t,
+                  "int64_t incy", "void *workspace", "size_t workspace_bytes"]
+        names = [p.split()[-1].lstrip("*") for p in params]
+        out += ["xgemv_status xgemv_nccl_%sgemv(%s) {" % (element["prefix"], ", ".join(params)),
+                "  return xgemv::nccl::gemv(%s);" % ", ".join(names), "}", ""]
+    return "\n".join(out)
+
+
 def enumerators(header):
     """Every `XGEMV_X = value` of the header's enums, in order."""
     return re.findall(r"^\s*(XGEMV_[A-Z0-9_]+)\s*=\s*(\d+)\s*,?", header, re.M)
@@ -166,6 +185,7 @@ def main():
     write(out / "src/gemv_entry_points.cpp", entry_points(table, types))
     write(out / "interface/fortran/xgemv_constants.inc", fortran_constants(table, header))
     write(out / "interface/fortran/xgemv_typed_calls.inc", fortran_calls(table))
+    write(out / "interface/nccl/nccl_typed_calls.inc", nccl_calls(table, types))
     sources = []
     for kind in ("dense", "quantized"):
         for names in table["type_sets"][kind]:

@@ -1,7 +1,8 @@
 // The cuBLAS and cuBLASLt entry points the drop-in defines, with their exact signatures (the
 // extern "C" block makes the compiler check each against cublas_api.h and cublasLt.h). Each one
 // is the same two lines: its real counterpart, looked up once, and `intercept` (or
-// `intercept_matmul`), which routes the call to xgemv or forwards it untouched.
+// `intercept_matmul`), which routes the call to xgemv or forwards it untouched; the families of
+// one signature over several element types are macros (C names cannot come from a template).
 #include <cstdio>
 
 #include <cublasLt.h>
@@ -110,330 +111,88 @@ cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
   return release_then_destroy(real, "cublasLt", lightHandle);
 }
 
-// --- {S,D}gemv ----------------------------------------------------------------------------------
+// --- gemv, gemvBatched, gemvStridedBatched, gemm: each family's entry points are one signature
+// over the element types (name, the integer type of sizes: int, or int64_t for the _64 ones,
+// then the scalar type and A's, x's and y's element types), written once below. -------------
 
-cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                              const float *alpha, const float *A, int lda, const float *x,
-                              int incx, const float *beta, float *y, int incy) {
-  static const RealFunction real(__func__, &cublasSgemv_v2);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-}
+#define XGEMV_GEMV_ENTRY(name, Int, TS, TA, TX, TY)                                      \
+  cublasStatus_t name(cublasHandle_t handle, cublasOperation_t trans, Int m, Int n,    \
+                      const TS *alpha, const TA *A, Int lda, const TX *x, Int incx,    \
+                      const TS *beta, TY *y, Int incy) {                               \
+    static const RealFunction real(__func__, &name);                                   \
+    return intercept(real, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy); \
+  }
 
-cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                 int64_t n, const float *alpha, const float *A, int64_t lda,
-                                 const float *x, int64_t incx, const float *beta, float *y,
-                                 int64_t incy) {
-  static const RealFunction real(__func__, &cublasSgemv_v2_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-}
+// Device arrays of pointers.
+#define XGEMV_GEMV_BATCHED_ENTRY(name, Int, TS, TA, TX, TY)                                 \
+  cublasStatus_t name(cublasHandle_t handle, cublasOperation_t trans, Int m, Int n,       \
+                      const TS *alpha, const TA *const Aarray[], Int lda,                 \
+                      const TX *const xarray[], Int incx, const TS *beta,                 \
+                      TY *const yarray[], Int incy, Int batchCount) {                     \
+    static const RealFunction real(__func__, &name);                                      \
+    return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta,   \
+                     yarray, incy, batchCount);                                           \
+  }
 
-cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                              const double *alpha, const double *A, int lda, const double *x,
-                              int incx, const double *beta, double *y, int incy) {
-  static const RealFunction real(__func__, &cublasDgemv_v2);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-}
+#define XGEMV_GEMV_STRIDED_ENTRY(name, Int, TS, TA, TX, TY)                                 \
+  cublasStatus_t name(cublasHandle_t handle, cublasOperation_t trans, Int m, Int n,       \
+                      const TS *alpha, const TA *A, Int lda, long long int strideA,       \
+                      const TX *x, Int incx, long long int stridex, const TS *beta, TY *y, \
+                      Int incy, long long int stridey, Int batchCount) {                  \
+    static const RealFunction real(__func__, &name);                                      \
+    return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, \
+                     beta, y, incy, stridey, batchCount);                                 \
+  }
 
-cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                 int64_t n, const double *alpha, const double *A, int64_t lda,
-                                 const double *x, int64_t incx, const double *beta, double *y,
-                                 int64_t incy) {
-  static const RealFunction real(__func__, &cublasDgemv_v2_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-}
+// GEMMs that are a GEMV of one or a few vectors (C of at most 16 columns or rows).
+#define XGEMV_GEMM_ENTRY(name, Int, TS, TA, TX, TY)                                           \
+  cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa,                      \
+                      cublasOperation_t transb, Int m, Int n, Int k, const TS *alpha,       \
+                      const TA *A, Int lda, const TX *B, Int ldb, const TS *beta, TY *C,    \
+                      Int ldc) {                                                            \
+    static const RealFunction real(__func__, &name);                                        \
+    return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, \
+                     ldc);                                                                  \
+  }
 
-// --- gemvBatched: device arrays of pointers ---------------------------------------------------
+// An entry point and its _64 twin.
+#define XGEMV_ENTRY_PAIR(family, name, TS, TA, TX, TY) \
+  family(name, int, TS, TA, TX, TY) family(name##_64, int64_t, TS, TA, TX, TY)
 
-cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                  const float *alpha, const float *const Aarray[], int lda,
-                                  const float *const xarray[], int incx, const float *beta,
-                                  float *const yarray[], int incy, int batchCount) {
-  static const RealFunction real(__func__, &cublasSgemvBatched);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_ENTRY, cublasSgemv_v2, float, float, float, float)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_ENTRY, cublasDgemv_v2, double, double, double, double)
 
-cublasStatus_t cublasSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                     int64_t n, const float *alpha, const float *const Aarray[],
-                                     int64_t lda, const float *const xarray[], int64_t incx,
-                                     const float *beta, float *const yarray[], int64_t incy,
-                                     int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasSgemvBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_BATCHED_ENTRY, cublasSgemvBatched, float, float, float, float)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_BATCHED_ENTRY, cublasDgemvBatched, double, double, double, double)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_BATCHED_ENTRY, cublasHSHgemvBatched, float, __half, __half, __half)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_BATCHED_ENTRY, cublasHSSgemvBatched, float, __half, __half, float)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_BATCHED_ENTRY, cublasTSTgemvBatched, float, __nv_bfloat16,
+                 __nv_bfloat16, __nv_bfloat16)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_BATCHED_ENTRY, cublasTSSgemvBatched, float, __nv_bfloat16,
+                 __nv_bfloat16, float)
 
-cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                  const double *alpha, const double *const Aarray[], int lda,
-                                  const double *const xarray[], int incx, const double *beta,
-                                  double *const yarray[], int incy, int batchCount) {
-  static const RealFunction real(__func__, &cublasDgemvBatched);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_STRIDED_ENTRY, cublasSgemvStridedBatched, float, float, float, float)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_STRIDED_ENTRY, cublasDgemvStridedBatched, double, double, double,
+                 double)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_STRIDED_ENTRY, cublasHSHgemvStridedBatched, float, __half, __half,
+                 __half)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_STRIDED_ENTRY, cublasHSSgemvStridedBatched, float, __half, __half,
+                 float)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_STRIDED_ENTRY, cublasTSTgemvStridedBatched, float, __nv_bfloat16,
+                 __nv_bfloat16, __nv_bfloat16)
+XGEMV_ENTRY_PAIR(XGEMV_GEMV_STRIDED_ENTRY, cublasTSSgemvStridedBatched, float, __nv_bfloat16,
+                 __nv_bfloat16, float)
 
-cublasStatus_t cublasDgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                     int64_t n, const double *alpha,
-                                     const double *const Aarray[], int64_t lda,
-                                     const double *const xarray[], int64_t incx,
-                                     const double *beta, double *const yarray[], int64_t incy,
-                                     int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasDgemvBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
+XGEMV_ENTRY_PAIR(XGEMV_GEMM_ENTRY, cublasSgemm_v2, float, float, float, float)
+XGEMV_ENTRY_PAIR(XGEMV_GEMM_ENTRY, cublasDgemm_v2, double, double, double, double)
 
-cublasStatus_t cublasHSHgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                    const float *alpha, const __half *const Aarray[], int lda,
-                                    const __half *const xarray[], int incx, const float *beta,
-                                    __half *const yarray[], int incy, int batchCount) {
-  static const RealFunction real(__func__, &cublasHSHgemvBatched);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
+#undef XGEMV_ENTRY_PAIR
+#undef XGEMV_GEMM_ENTRY
+#undef XGEMV_GEMV_STRIDED_ENTRY
+#undef XGEMV_GEMV_BATCHED_ENTRY
+#undef XGEMV_GEMV_ENTRY
 
-cublasStatus_t cublasHSHgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                       int64_t n, const float *alpha,
-                                       const __half *const Aarray[], int64_t lda,
-                                       const __half *const xarray[], int64_t incx,
-                                       const float *beta, __half *const yarray[], int64_t incy,
-                                       int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasHSHgemvBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-cublasStatus_t cublasHSSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                    const float *alpha, const __half *const Aarray[], int lda,
-                                    const __half *const xarray[], int incx, const float *beta,
-                                    float *const yarray[], int incy, int batchCount) {
-  static const RealFunction real(__func__, &cublasHSSgemvBatched);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-cublasStatus_t cublasHSSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                       int64_t n, const float *alpha,
-                                       const __half *const Aarray[], int64_t lda,
-                                       const __half *const xarray[], int64_t incx,
-                                       const float *beta, float *const yarray[], int64_t incy,
-                                       int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasHSSgemvBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-cublasStatus_t cublasTSTgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                    const float *alpha, const __nv_bfloat16 *const Aarray[],
-                                    int lda, const __nv_bfloat16 *const xarray[], int incx,
-                                    const float *beta, __nv_bfloat16 *const yarray[], int incy,
-                                    int batchCount) {
-  static const RealFunction real(__func__, &cublasTSTgemvBatched);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-cublasStatus_t cublasTSTgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                       int64_t n, const float *alpha,
-                                       const __nv_bfloat16 *const Aarray[], int64_t lda,
-                                       const __nv_bfloat16 *const xarray[], int64_t incx,
-                                       const float *beta, __nv_bfloat16 *const yarray[],
-                                       int64_t incy, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasTSTgemvBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-cublasStatus_t cublasTSSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
-                                    const float *alpha, const __nv_bfloat16 *const Aarray[],
-                                    int lda, const __nv_bfloat16 *const xarray[], int incx,
-                                    const float *beta, float *const yarray[], int incy,
-                                    int batchCount) {
-  static const RealFunction real(__func__, &cublasTSSgemvBatched);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-cublasStatus_t cublasTSSgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m,
-                                       int64_t n, const float *alpha,
-                                       const __nv_bfloat16 *const Aarray[], int64_t lda,
-                                       const __nv_bfloat16 *const xarray[], int64_t incx,
-                                       const float *beta, float *const yarray[], int64_t incy,
-                                       int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasTSSgemvBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray,
-                   incy, batchCount);
-}
-
-// --- gemvStridedBatched -----------------------------------------------------------------------
-
-cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m,
-                                         int n, const float *alpha, const float *A, int lda,
-                                         long long int strideA, const float *x, int incx,
-                                         long long int stridex, const float *beta, float *y,
-                                         int incy, long long int stridey, int batchCount) {
-  static const RealFunction real(__func__, &cublasSgemvStridedBatched);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans,
-                                            int64_t m, int64_t n, const float *alpha,
-                                            const float *A, int64_t lda, long long int strideA,
-                                            const float *x, int64_t incx, long long int stridex,
-                                            const float *beta, float *y, int64_t incy,
-                                            long long int stridey, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasSgemvStridedBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m,
-                                         int n, const double *alpha, const double *A, int lda,
-                                         long long int strideA, const double *x, int incx,
-                                         long long int stridex, const double *beta, double *y,
-                                         int incy, long long int stridey, int batchCount) {
-  static const RealFunction real(__func__, &cublasDgemvStridedBatched);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans,
-                                            int64_t m, int64_t n, const double *alpha,
-                                            const double *A, int64_t lda, long long int strideA,
-                                            const double *x, int64_t incx, long long int stridex,
-                                            const double *beta, double *y, int64_t incy,
-                                            long long int stridey, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasDgemvStridedBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasHSHgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m,
-                                           int n, const float *alpha, const __half *A, int lda,
-                                           long long int strideA, const __half *x, int incx,
-                                           long long int stridex, const float *beta, __half *y,
-                                           int incy, long long int stridey, int batchCount) {
-  static const RealFunction real(__func__, &cublasHSHgemvStridedBatched);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasHSHgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans,
-                                              int64_t m, int64_t n, const float *alpha,
-                                              const __half *A, int64_t lda,
-                                              long long int strideA, const __half *x,
-                                              int64_t incx, long long int stridex,
-                                              const float *beta, __half *y, int64_t incy,
-                                              long long int stridey, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasHSHgemvStridedBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m,
-                                           int n, const float *alpha, const __half *A, int lda,
-                                           long long int strideA, const __half *x, int incx,
-                                           long long int stridex, const float *beta, float *y,
-                                           int incy, long long int stridey, int batchCount) {
-  static const RealFunction real(__func__, &cublasHSSgemvStridedBatched);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans,
-                                              int64_t m, int64_t n, const float *alpha,
-                                              const __half *A, int64_t lda,
-                                              long long int strideA, const __half *x,
-                                              int64_t incx, long long int stridex,
-                                              const float *beta, float *y, int64_t incy,
-                                              long long int stridey, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasHSSgemvStridedBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasTSTgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m,
-                                           int n, const float *alpha, const __nv_bfloat16 *A,
-                                           int lda, long long int strideA,
-                                           const __nv_bfloat16 *x, int incx,
-                                           long long int stridex, const float *beta,
-                                           __nv_bfloat16 *y, int incy, long long int stridey,
-                                           int batchCount) {
-  static const RealFunction real(__func__, &cublasTSTgemvStridedBatched);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasTSTgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans,
-                                              int64_t m, int64_t n, const float *alpha,
-                                              const __nv_bfloat16 *A, int64_t lda,
-                                              long long int strideA, const __nv_bfloat16 *x,
-                                              int64_t incx, long long int stridex,
-                                              const float *beta, __nv_bfloat16 *y, int64_t incy,
-                                              long long int stridey, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasTSTgemvStridedBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m,
-                                           int n, const float *alpha, const __nv_bfloat16 *A,
-                                           int lda, long long int strideA,
-                                           const __nv_bfloat16 *x, int incx,
-                                           long long int stridex, const float *beta, float *y,
-                                           int incy, long long int stridey, int batchCount) {
-  static const RealFunction real(__func__, &cublasTSSgemvStridedBatched);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans,
-                                              int64_t m, int64_t n, const float *alpha,
-                                              const __nv_bfloat16 *A, int64_t lda,
-                                              long long int strideA, const __nv_bfloat16 *x,
-                                              int64_t incx, long long int stridex,
-                                              const float *beta, float *y, int64_t incy,
-                                              long long int stridey, int64_t batchCount) {
-  static const RealFunction real(__func__, &cublasTSSgemvStridedBatched_64);
-  return intercept(real, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y,
-                   incy, stridey, batchCount);
-}
-
-// --- GEMMs that are a GEMV of one or a few vectors (C of at most 16 columns or rows) ----------
-
-cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                              cublasOperation_t transb, int m, int n, int k, const float *alpha,
-                              const float *A, int lda, const float *B, int ldb,
-                              const float *beta, float *C, int ldc) {
-  static const RealFunction real(__func__, &cublasSgemm_v2);
-  return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
-                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                 const float *alpha, const float *A, int64_t lda, const float *B,
-                                 int64_t ldb, const float *beta, float *C, int64_t ldc) {
-  static const RealFunction real(__func__, &cublasSgemm_v2_64);
-  return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
-                              cublasOperation_t transb, int m, int n, int k, const double *alpha,
-                              const double *A, int lda, const double *B, int ldb,
-                              const double *beta, double *C, int ldc) {
-  static const RealFunction real(__func__, &cublasDgemm_v2);
-  return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
-                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                 const double *alpha, const double *A, int64_t lda,
-                                 const double *B, int64_t ldb, const double *beta, double *C,
-                                 int64_t ldc) {
-  static const RealFunction real(__func__, &cublasDgemm_v2_64);
-  return intercept(real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+// --- cublasGemmEx: its compute type the extern "C" one's ---------------------------------------
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cublasOperation_t transb, int m, int n, int k, const void *alpha,

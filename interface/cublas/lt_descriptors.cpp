@@ -7,53 +7,52 @@
 namespace xgemv::cublas_dropin {
 namespace {
 
-cublasStatus_t get_operation_attribute(cublasLtMatmulDesc_t operation,
-                                       cublasLtMatmulDescAttributes_t attribute, void *value,
-                                       size_t size) noexcept {
-  static const RealFunction<decltype(&cublasLtMatmulDescGetAttribute)> real(
-      "cublasLtMatmulDescGetAttribute", nullptr, RealLibrary::cublas_lt);
-  size_t written = 0;
-  return real(operation, attribute, value, size, &written);
-}
-
-cublasStatus_t get_layout_attribute(cublasLtMatrixLayout_t layout,
-                                    cublasLtMatrixLayoutAttribute_t attribute, void *value,
-                                    size_t size) noexcept {
-  static const RealFunction<decltype(&cublasLtMatrixLayoutGetAttribute)> real(
-      "cublasLtMatrixLayoutGetAttribute", nullptr, RealLibrary::cublas_lt);
-  size_t written = 0;
-  return real(layout, attribute, value, size, &written);
-}
-
-// Reads attributes of one descriptor into typed fields, remembering the first failure.
-template <class Descriptor, class Attribute, auto get>
+// Reads attributes of one descriptor into typed fields through cuBLASLt's real getter of its
+// kind (looked up once), remembering the first failure.
+template <class Descriptor, class Attribute>
 class AttributeReader {
  public:
-  explicit AttributeReader(Descriptor descriptor) : descriptor_(descriptor) {}
+  using Getter = cublasStatus_t (*)(Descriptor, Attribute, void *, size_t, size_t *);
+
+  AttributeReader(const char *getter_name, Descriptor descriptor)
+      : getter_(real_getter(getter_name)), descriptor_(descriptor) {}
 
   template <class Value>
   void read(Attribute attribute, Value *value) {
-    if (ok_) ok_ = get(descriptor_, attribute, value, sizeof *value) == CUBLAS_STATUS_SUCCESS;
+    if (ok_) ok_ = get(attribute, value, sizeof *value) == CUBLAS_STATUS_SUCCESS;
   }
   // An attribute that a cuBLASLt too old to know it leaves at its default.
   template <class Value>
   Value read_optional(Attribute attribute, Value fallback) {
     Value value = fallback;
-    if (get(descriptor_, attribute, &value, sizeof value) != CUBLAS_STATUS_SUCCESS)
-      value = fallback;
+    if (get(attribute, &value, sizeof value) != CUBLAS_STATUS_SUCCESS) value = fallback;
     return value;
   }
   bool ok() const { return ok_; }
 
  private:
+  static const RealFunction<Getter> &real_getter(const char *name) {
+    static const RealFunction<Getter> real(name, nullptr, RealLibrary::cublas_lt);
+    return real;
+  }
+  cublasStatus_t get(Attribute attribute, void *value, size_t size) const noexcept {
+    size_t written = 0;
+    return getter_(descriptor_, attribute, value, size, &written);
+  }
+
+  const RealFunction<Getter> &getter_;
   Descriptor descriptor_;
   bool ok_ = true;
 };
 
-using OperationReader = AttributeReader<cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t,
-                                        get_operation_attribute>;
-using LayoutReader = AttributeReader<cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t,
-                                     get_layout_attribute>;
+struct OperationReader : AttributeReader<cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t> {
+  explicit OperationReader(cublasLtMatmulDesc_t operation)
+      : AttributeReader("cublasLtMatmulDescGetAttribute", operation) {}
+};
+struct LayoutReader : AttributeReader<cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t> {
+  explicit LayoutReader(cublasLtMatrixLayout_t layout)
+      : AttributeReader("cublasLtMatrixLayoutGetAttribute", layout) {}
+};
 
 bool read_layout(cublasLtMatrixLayout_t descriptor, LtLayout *layout) {
   LayoutReader reader(descriptor);

@@ -200,42 +200,7 @@ size_t xgemv_nccl_workspace_bytes(xgemv_split split, xgemv_result result, char t
 
 ncclResult_t xgemv_nccl_last_error(void) { return xgemv::nccl::last_nccl_error; }
 
-xgemv_status xgemv_nccl_sgemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split,
-                              xgemv_result result, const int64_t *starts, char trans, int64_t m,
-                              int64_t n, const float *alpha, const float *A, int64_t lda,
-                              const float *x, int64_t incx, const float *beta, float *y,
-                              int64_t incy, void *workspace, size_t workspace_bytes) {
-  return xgemv::nccl::gemv(handle, comm, split, result, starts, trans, m, n, alpha, A, lda, x,
-                           incx, beta, y, incy, workspace, workspace_bytes);
-}
-
-xgemv_status xgemv_nccl_dgemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split,
-                              xgemv_result result, const int64_t *starts, char trans, int64_t m,
-                              int64_t n, const double *alpha, const double *A, int64_t lda,
-                              const double *x, int64_t incx, const double *beta, double *y,
-                              int64_t incy, void *workspace, size_t workspace_bytes) {
-  return xgemv::nccl::gemv(handle, comm, split, result, starts, trans, m, n, alpha, A, lda, x,
-                           incx, beta, y, incy, workspace, workspace_bytes);
-}
-
-xgemv_status xgemv_nccl_hgemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split,
-                              xgemv_result result, const int64_t *starts, char trans, int64_t m,
-                              int64_t n, const float *alpha, const xgemv_half *A, int64_t lda,
-                              const xgemv_half *x, int64_t incx, const float *beta,
-                              xgemv_half *y, int64_t incy, void *workspace,
-                              size_t workspace_bytes) {
-  return xgemv::nccl::gemv(handle, comm, split, result, starts, trans, m, n, alpha, A, lda, x,
-                           incx, beta, y, incy, workspace, workspace_bytes);
-}
-
-xgemv_status xgemv_nccl_bf16gemv(xgemv_handle handle, ncclComm_t comm, xgemv_split split,
-                                 xgemv_result result, const int64_t *starts, char trans,
-                                 int64_t m, int64_t n, const float *alpha,
-                                 const xgemv_bfloat16 *A, int64_t lda, const xgemv_bfloat16 *x,
-                                 int64_t incx, const float *beta, xgemv_bfloat16 *y,
-                                 int64_t incy, void *workspace, size_t workspace_bytes) {
-  return xgemv::nccl::gemv(handle, comm, split, result, starts, trans, m, n, alpha, A, lda, x,
-                           incx, beta, y, incy, workspace, workspace_bytes);
-}
+// xgemv_nccl_sgemv, _dgemv, _hgemv, _bf16gemv: generated from src/element_types.json.
+#include "nccl_typed_calls.inc"
 
 }  // extern "C"

@@ -64,6 +64,33 @@ class ReadmeTable(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn("summary.txt", error)
 
+    def test_steps_a_run_predates_say_so_and_their_lines_give_the_figures(self):
+        for gpu in ("h100", "h200"):
+            shutil.copytree(RESULTS / gpu, self.root / gpu)
+        for gpu in ("h100", "h200"):  # no MoE lines in either
+            summary = self.root / gpu / "summary.txt"
+            summary.write_text("".join(line for line in summary.read_text().splitlines(True)
+                                       if "moe peers" not in line and "qwen3-30b" not in line))
+        code, table, _ = run("--results", self.root)
+        self.assertEqual(code, 0)
+        self.assertEqual(table.count("not in this run"), 4)
+        with (self.root / "h100" / "summary.txt").open("a") as summary:
+            summary.write(
+                "moe peers verdict: xgemv bf16 over transformers grouped_mm on qwen3-30b-a3b "
+                "experts at T=1: 2.61x (target 2.5x)\n"
+                "moe peers verdict: xgemv bf16 over grouped_mm, every case: 1.40x geo-mean, "
+                "worst 0.95x: deepseek-v3 T=64 uniform; never slower: NO (40/41)\n"
+                "demo verdict: qwen3-30b-a3b batch 1, per token over torch bf16: graph bf16 "
+                "1.41x, int4-g128 1.69x; eager bf16 1.43x\n")
+        code, table, _ = run("--results", self.root)
+        self.assertEqual(code, 0)
+        self.assertIn("| 2.61x; 1.40x (worst 0.95x) | not in this run |", table)
+        self.assertIn("| 1.41x / 1.69x | not in this run |", table)
+        # A step's line without its figure is still an error.
+        with (self.root / "h200" / "summary.txt").open("a") as summary:
+            summary.write("moe peers verdict: nothing measured\n")
+        self.assertEqual(run("--results", self.root)[0], 2)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -191,23 +191,24 @@ def _check_routing(x, top_k_index, top_k_weights, tokens, what):
             _fail(ValueError, f"{what}: tensors on {x.device} and {tensor.device}")
 
 
+def _check_vectors(tensor, experts, name, what, layout):
+    """The call's vectors: 16-bit, `layout`'s rank, the experts' inputs last."""
+    if tensor.dtype not in (torch.float16, torch.bfloat16):
+        _fail(TypeError, f"{what}: {name} is {tensor.dtype}; float16 or bfloat16")
+    if tensor.dim() != len(layout) or tensor.shape[-1] != experts.inputs:
+        _fail(ValueError, f"{what}: {name} of shape {tuple(tensor.shape)} for experts of "
+                          f"{experts.inputs} inputs ([{', '.join(layout)}])")
+
+
 def check_up(x, experts, top_k_index, activation, bias):
-    if x.dtype not in (torch.float16, torch.bfloat16):
-        _fail(TypeError, f"moe_up: x is {x.dtype}; float16 or bfloat16")
-    if x.dim() != 2 or x.shape[1] != experts.inputs:
-        _fail(ValueError, f"moe_up: x of shape {tuple(x.shape)} for experts of "
-                          f"{experts.inputs} inputs ([tokens, inputs])")
+    _check_vectors(x, experts, "x", "moe_up", ("tokens", "inputs"))
     _activation_code(activation)
     _check_routing(x, top_k_index, None, x.shape[0], "moe_up")
     _check_bias(bias, experts, x, "moe_up")
 
 
 def check_down(h, experts, top_k_index, top_k_weights, bias):
-    if h.dtype not in (torch.float16, torch.bfloat16):
-        _fail(TypeError, f"moe_down: h is {h.dtype}; float16 or bfloat16")
-    if h.dim() != 3 or h.shape[2] != experts.inputs:
-        _fail(ValueError, f"moe_down: h of shape {tuple(h.shape)} for experts of "
-                          f"{experts.inputs} inputs ([tokens, k, inputs])")
+    _check_vectors(h, experts, "h", "moe_down", ("tokens", "k", "inputs"))
     _check_routing(h, top_k_index, top_k_weights, h.shape[0], "moe_down")
     if top_k_weights is None:
         _fail(ValueError, "moe_down: top_k_weights are needed")
