@@ -43,6 +43,23 @@ __device__ __forceinline__ void begin_kernel() {
   if constexpr (!kEarlyStart) wait_for_predecessor();
 }
 
+// Runs item(b, a, x, y) for each batch item b of this block (grid.z strides over the batch) with
+// its operands; for none where alpha and beta leave y unchanged (reference BLAS's quick return,
+// decided on the device for device scalars). A kernel calls it last: that return ends the kernel.
+// A body as a lambda may compile to other code than in the kernel's own loop (cicc optimizes the
+// lambda before inlining it): the kernels where it did keep their loop written out.
+template <class TA, class TX, class TY, class S, class Item>
+__device__ __forceinline__ void for_each_batch_item(const GemvProblem &p, S alpha, S beta,
+                                                    Item &&item) {
+  if (leaves_y_unchanged(alpha, beta, p.bias)) return;
+  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
+    const TA *a = matrix_of<TA>(p, b);
+    const TX *x = x_of<TX>(p, b);
+    TY *y = y_of<TY>(p, b);
+    item(b, a, x, y);
+  }
+}
+
 // Host scalars are read here, at launch, as the BLAS contract reads them during the call. An
 // empty reduction (launched only with a bias: y := beta*y + bias) runs with a host alpha of 0,
 // so that no kernel reads A, x or a device alpha (alpha times an empty sum would still turn an

@@ -62,12 +62,7 @@ __global__ void __launch_bounds__(32 * Variant::template Block<sizeof(TA)>::kWar
   __shared__ S warp_sums[kReductionWarps][kBlockOutputs * kMaxRhsPerPass];
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
-
-  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
-    const TA *a = matrix_of<TA>(p, b);
-    const TA *x = x_of<TA>(p, b);
-    TY *y = y_of<TY>(p, b);
+  for_each_batch_item<TA, TA, TY>(p, alpha, beta, [&](int64_t b, const TA *a, const TA *x, TY *y) {
     S d[kTiles][kVectorSides][4] = {};
     if (alpha != S(0)) {
       const int64_t valid_outputs = p.m - lane_output;
@@ -133,7 +128,7 @@ __global__ void __launch_bounds__(32 * Variant::template Block<sizeof(TA)>::kWar
         }
     finish_rhs_tile<kBlockOutputs, kReductionWarps, 32 * Block::kWarps>(
         args, b * gridDim.x + blockIdx.x, warp_sums, y, block_i0, p.rhs_count, alpha, beta);
-  }
+  });
 }
 
 }  // namespace kernels

@@ -65,12 +65,8 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
     wait_staged();
   }
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
-
-  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
-    const TA *tile = matrix_of<TA>(p, b) + r0;
-    const TX *x = x_of<TX>(p, b);
-    TY *y = y_of<TY>(p, b);
+  for_each_batch_item<TA, TX, TY>(p, alpha, beta, [&](int64_t b, const TA *a, const TX *x, TY *y) {
+    const TA *tile = a + r0;
     const bool vector_ok = vector_tile(tile);
     // Misaligned columns of a full tile with rows above it and a slice's rows below it (so that
     // its lanes' aligned blocks hold only elements of its columns): realigned 16-byte loads.
@@ -122,7 +118,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
           store_output(y + (r0 + r) * p.y.inc, tile_sums[r], alpha, beta, bias_at<TY>(p, r0 + r));
     }
     __syncthreads();  // slot_sums and tile_sums are reused by the next batch item
-  }
+  });
 }
 
 }  // namespace kernels

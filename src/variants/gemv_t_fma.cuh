@@ -56,12 +56,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
   XStage *const x_stages = reinterpret_cast<XStage *>(shared_ring + Ring::kBytes / 16);
 
   const S alpha = args.scalars.alpha(), beta = args.scalars.beta();
-  if (leaves_y_unchanged(alpha, beta, p.bias)) return;  // quick return, decided on the device
-
-  for (int64_t b = blockIdx.z; b < p.batch_count; b += gridDim.z) {
-    const TA *a = matrix_of<TA>(p, b);
-    const TX *x = x_of<TX>(p, b);
-    TY *y = y_of<TY>(p, b);
+  for_each_batch_item<TA, TX, TY>(p, alpha, beta, [&](int64_t b, const TA *a, const TX *x, TY *y) {
     S acc[kColumns][kVectors] = {};
     if (alpha != S(0)) {
       const TA *a_columns[kColumns];
@@ -207,7 +202,7 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::blocks_per_sm(kVec
         if (c % 4 == quad_lane) tile_sums[0][c * kOutputs + warp_first + 8 * r] = acc[r][c];
     finish_rhs_tile<kOutputs, 1, kThreads>(args, b * gridDim.x + blockIdx.x, tile_sums, y, j0,
                                            p.rhs_count, alpha, beta);
-  }
+  });
 }
 
 }  // namespace xgemv::kernels
