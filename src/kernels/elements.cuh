@@ -10,14 +10,18 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace xgemv::kernels {
 
-// Widening to the accumulator type S (fp32 for 16-bit storage and fp32, fp64 for fp64).
+// Widening to the accumulator type S (fp32 for 16-bit storage and fp32, fp64 for fp64); pairs of
+// 16-bit values in one instruction.
 __device__ __forceinline__ float to_acc(float v) { return v; }
 __device__ __forceinline__ double to_acc(double v) { return v; }
 __device__ __forceinline__ float to_acc(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float2 to_acc(__half2 v) { return __half22float2(v); }
+__device__ __forceinline__ float2 to_acc(__nv_bfloat162 v) { return __bfloat1622float2(v); }
 
 template <class T, class S>
 __device__ __forceinline__ T from_acc(S v) {
@@ -39,21 +43,13 @@ __device__ __forceinline__ bool is_aligned16(const void *p) {
 template <class T, class S>
 __device__ __forceinline__ void widen16(const int4 raw, S (&out)[kElemsPer16B<T>]) {
   const unsigned words[4] = {unsigned(raw.x), unsigned(raw.y), unsigned(raw.z), unsigned(raw.w)};
-  if constexpr (std::is_same_v<T, __half>) {
+  if constexpr (std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>) {
+    using Pair = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
-      __half2 pair;
+      Pair pair;
       memcpy(&pair, &words[w], sizeof(pair));
-      const float2 f = __half22float2(pair);
-      out[2 * w] = f.x;
-      out[2 * w + 1] = f.y;
-    }
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      __nv_bfloat162 pair;
-      memcpy(&pair, &words[w], sizeof(pair));
-      const float2 f = __bfloat1622float2(pair);
+      const float2 f = to_acc(pair);
       out[2 * w] = f.x;
       out[2 * w + 1] = f.y;
     }
