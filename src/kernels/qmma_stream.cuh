@@ -275,4 +275,27 @@ __device__ __forceinline__ void store_tile_sums(const float (&acc)[kTiles][kGrou
       }
 }
 
+// The instance of a quantized kernel for a weight: pick(scale, zero_points, short_groups), with a
+// value of the weight's scale type and, as std::bool_constant, whether it has zero points and
+// 4-bit groups of 32 (never, for codes without zero points).
+template <class Code, class Pick>
+auto kernel_for_weight(const QuantOperand &q, Pick &&pick) {
+  using Yes = std::true_type;
+  using No = std::false_type;
+  const auto with_layout = [&](auto scale) {
+    if constexpr (CodeTraits<Code>::kZeroPoints) {
+      const bool zeros = q.zeros != nullptr, short_groups = q.group_shift == 5;
+      if (zeros) return short_groups ? pick(scale, Yes{}, Yes{}) : pick(scale, Yes{}, No{});
+      return short_groups ? pick(scale, No{}, Yes{}) : pick(scale, No{}, No{});
+    } else {
+      return pick(scale, No{}, No{});
+    }
+  };
+  switch (q.scale_type) {
+    case ElementType::kF16: return with_layout(__half{});
+    case ElementType::kBF16: return with_layout(__nv_bfloat16{});
+    default: return with_layout(float{});
+  }
+}
+
 }  // namespace xgemv::kernels

@@ -100,26 +100,11 @@ __global__ void __launch_bounds__(Variant::kThreads, Variant::kBlocksPerSm)
 template <class Code, class TX, class Variant>
 auto moe_qmma_kernel_for(const GemvProblem &part) {
   using Kernel = void (*)(KernelArgs<float>);
-  const auto pick = [&](auto scale, auto zero_points, auto short_groups) -> Kernel {
-    return &moe_qmma<Code, TX, decltype(scale), Variant, decltype(zero_points)::value,
-                     decltype(short_groups)::value>;
-  };
-  const auto with_layout = [&](auto scale) -> Kernel {
-    using Yes = std::true_type;
-    using No = std::false_type;
-    if constexpr (CodeTraits<Code>::kZeroPoints) {
-      const bool zeros = part.quant.zeros != nullptr, short_groups = part.quant.group_shift == 5;
-      if (zeros) return short_groups ? pick(scale, Yes{}, Yes{}) : pick(scale, Yes{}, No{});
-      return short_groups ? pick(scale, No{}, Yes{}) : pick(scale, No{}, No{});
-    } else {
-      return pick(scale, No{}, No{});
-    }
-  };
-  switch (part.quant.scale_type) {
-    case ElementType::kF16: return with_layout(__half{});
-    case ElementType::kBF16: return with_layout(__nv_bfloat16{});
-    default: return with_layout(float{});
-  }
+  return kernel_for_weight<Code>(
+      part.quant, [](auto scale, auto zero_points, auto short_groups) -> Kernel {
+        return &moe_qmma<Code, TX, decltype(scale), Variant, decltype(zero_points)::value,
+                         decltype(short_groups)::value>;
+      });
 }
 
 }  // namespace xgemv::kernels

@@ -76,27 +76,11 @@ auto qgemv_kernel_for(const GemvProblem &pass, bool early_start) {
     return early_start ? &qgemv_mma<Code, TX, TY, TS, Variant, kGroups, kZeroPoints, kShort, true>
                        : &qgemv_mma<Code, TX, TY, TS, Variant, kGroups, kZeroPoints, kShort, false>;
   };
-  const auto with_layout = [&](auto scale, auto groups) -> Kernel {
-    using Yes = std::true_type;
-    using No = std::false_type;
-    if constexpr (CodeTraits<Code>::kZeroPoints) {
-      const bool zeros = pass.quant.zeros != nullptr, short_groups = pass.quant.group_shift == 5;
-      if (zeros)
-        return short_groups ? pick(scale, groups, Yes{}, Yes{}) : pick(scale, groups, Yes{}, No{});
-      return short_groups ? pick(scale, groups, No{}, Yes{}) : pick(scale, groups, No{}, No{});
-    } else {
-      return pick(scale, groups, No{}, No{});
-    }
-  };
-  const auto with_vectors = [&](auto scale) -> Kernel {
-    return pass.rhs_count <= 8 ? with_layout(scale, std::integral_constant<int, 1>{})
-                               : with_layout(scale, std::integral_constant<int, 2>{});
-  };
-  switch (pass.quant.scale_type) {
-    case ElementType::kF16: return with_vectors(__half{});
-    case ElementType::kBF16: return with_vectors(__nv_bfloat16{});
-    default: return with_vectors(float{});
-  }
+  return kernel_for_weight<Code>(pass.quant, [&](auto scale, auto zero_points, auto short_groups) {
+    return pass.rhs_count <= 8
+               ? pick(scale, std::integral_constant<int, 1>{}, zero_points, short_groups)
+               : pick(scale, std::integral_constant<int, 2>{}, zero_points, short_groups);
+  });
 }
 
 }  // namespace xgemv::kernels
