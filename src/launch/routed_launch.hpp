@@ -22,6 +22,13 @@ constexpr int64_t up_outputs(MoeActivation activation, int64_t rows) {
   return activation == MoeActivation::kIdentity ? rows : rows / 2;
 }
 
+// Output tiles of a routed kernel whose tiles are tile_rows rows of the weight: up with an
+// activation, each tile's rows are the gate and up rows of tile_rows / 2 outputs.
+constexpr int64_t routed_output_tiles(const GemvProblem &p, int64_t tile_rows) {
+  const bool gated = !p.routing.down && p.routing.activation != MoeActivation::kIdentity;
+  return gated ? ceil_div(p.n / 2, tile_rows / 2) : ceil_div(p.n, tile_rows);
+}
+
 // The fp32 sums of the down projection's pairs: tokens * top_k * outputs.
 constexpr std::size_t routed_partial_bytes(int64_t tokens, int64_t top_k, int64_t outputs) {
   return std::size_t(tokens) * std::size_t(top_k) * std::size_t(outputs) * sizeof(float);

@@ -100,10 +100,7 @@ struct MoeMmaTile
   }
 
   // Output tiles: 16 rows, or the 8 outputs of a SwiGLU's 16 rows.
-  static constexpr int64_t tiles(const GemvProblem &p) {
-    const bool swiglu = !p.routing.down && p.routing.activation != MoeActivation::kIdentity;
-    return swiglu ? ceil_div(p.n / 2, 8) : ceil_div(p.n, 16);
-  }
+  static constexpr int64_t tiles(const GemvProblem &p) { return routed_output_tiles(p, 16); }
 
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
     return routed_call_plan(p, tiles(p), kThreads, device, kBlocksPerSm);

@@ -134,8 +134,7 @@ struct MoeQmmaTile
 
   // Output tiles: 32 rows, or the 16 outputs of a SwiGLU's 32 rows.
   static constexpr int64_t tiles(const GemvProblem &p) {
-    const bool swiglu = !p.routing.down && p.routing.activation != MoeActivation::kIdentity;
-    return swiglu ? ceil_div(p.n / 2, 16) : ceil_div(p.n, 16 * kTiles);
+    return routed_output_tiles(p, 16 * kTiles);
   }
 
   static LaunchPlan plan(const GemvProblem &p, const DeviceLimits &device) {
