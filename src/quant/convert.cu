@@ -129,10 +129,13 @@ XGEMV_HOST_DEVICE inline unsigned stored_zero(const PackedGeometry &g, const uin
 // (valid) in the tensors a conversion reads. Codes: their low 4 or 8 bits count; zero points:
 // their low 4 bits.
 
-struct PlainCodes {
-  const uint8_t *codes;
+// xgemv_qweight_pack's codes (at o, k) and zero points (at o, j): bytes[o * ld + column].
+struct PlainBytes {
+  const uint8_t *bytes;
   int64_t ld;
-  XGEMV_HOST_DEVICE unsigned operator()(int64_t o, int64_t k) const { return codes[o * ld + k]; }
+  XGEMV_HOST_DEVICE unsigned operator()(int64_t o, int64_t column) const {
+    return bytes[o * ld + column];
+  }
 };
 
 // GPTQ: qweight[i / 8][o], nibble i % 8, for input i = P[k] (act-order) or k.
@@ -209,12 +212,6 @@ struct TileZeros {
   XGEMV_HOST_DEVICE unsigned operator()(int64_t o, int64_t) const {
     return values[o % kTileOutputs];
   }
-};
-
-struct PlainZeros {
-  const uint8_t *zeros;
-  int64_t ld;
-  XGEMV_HOST_DEVICE unsigned operator()(int64_t o, int64_t j) const { return zeros[o * ld + j]; }
 };
 
 // GPTQ and AWQ: qzeros[j][o / 8], nibble o % 8 (GPTQ) or awq_nibble(o), plus 1 for GPTQ's
@@ -587,7 +584,7 @@ cudaError_t launch_pack(const xgemv_qweight_st &weight, const PlainTensors &t,
     error = with_code(weight.info.format, [&](auto code) {
       constexpr bool kFourBit = kFourBitCode<decltype(code)>;
       return write_codes<kFourBit>(g, parts.codes,
-                                   PlainCodes{static_cast<const uint8_t *>(t.codes), t.ldc},
+                                   PlainBytes{static_cast<const uint8_t *>(t.codes), t.ldc},
                                    stream);
     });
   if (error == cudaSuccess)
@@ -599,7 +596,7 @@ cudaError_t launch_pack(const xgemv_qweight_st &weight, const PlainTensors &t,
           stream);
     });
   if (error == cudaSuccess && parts.zeros != nullptr)
-    error = write_zeros(g, parts.zeros, PlainZeros{t.zeros, t.ldz}, stream);
+    error = write_zeros(g, parts.zeros, PlainBytes{t.zeros, t.ldz}, stream);
   if (error == cudaSuccess && parts.permutation != nullptr)
     error = launch_units(g.inputs, WritePermutation{parts.permutation, t.permutation, g.inputs},
                          stream);
