@@ -110,6 +110,21 @@ xgemv_status add_split_workspace(xgemv_handle handle) noexcept {
   return XGEMV_STATUS_SUCCESS;
 }
 
+// A setting of the handle written from, or read into, the C API's value (a flag as 0 or 1).
+template <class Setting, class Value>
+xgemv_status set_setting(xgemv_handle handle, Setting xgemv_context::*setting, Value value) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  handle->*setting = Setting(value);
+  return XGEMV_STATUS_SUCCESS;
+}
+template <class Setting, class Value>
+xgemv_status get_setting(xgemv_handle handle, Setting xgemv_context::*setting, Value *value) {
+  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
+  if (value == nullptr) return XGEMV_STATUS_NULL_POINTER;
+  *value = Value(handle->*setting);
+  return XGEMV_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,16 +153,11 @@ xgemv_status xgemv_destroy(xgemv_handle handle) {
 }
 
 xgemv_status xgemv_set_stream(xgemv_handle handle, cudaStream_t stream) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  handle->stream = stream;
-  return XGEMV_STATUS_SUCCESS;
+  return set_setting(handle, &xgemv_context::stream, stream);
 }
 
 xgemv_status xgemv_get_stream(xgemv_handle handle, cudaStream_t *stream) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  if (stream == nullptr) return XGEMV_STATUS_NULL_POINTER;
-  *stream = handle->stream;
-  return XGEMV_STATUS_SUCCESS;
+  return get_setting(handle, &xgemv_context::stream, stream);
 }
 
 xgemv_status xgemv_set_pointer_mode(xgemv_handle handle, xgemv_pointer_mode mode) {
@@ -159,36 +169,23 @@ xgemv_status xgemv_set_pointer_mode(xgemv_handle handle, xgemv_pointer_mode mode
 }
 
 xgemv_status xgemv_get_pointer_mode(xgemv_handle handle, xgemv_pointer_mode *mode) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  if (mode == nullptr) return XGEMV_STATUS_NULL_POINTER;
-  *mode = handle->pointer_mode;
-  return XGEMV_STATUS_SUCCESS;
+  return get_setting(handle, &xgemv_context::pointer_mode, mode);
 }
 
 xgemv_status xgemv_set_early_start(xgemv_handle handle, int enabled) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  handle->early_start = enabled != 0;
-  return XGEMV_STATUS_SUCCESS;
+  return set_setting(handle, &xgemv_context::early_start, enabled);
 }
 
 xgemv_status xgemv_get_early_start(xgemv_handle handle, int *enabled) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  if (enabled == nullptr) return XGEMV_STATUS_NULL_POINTER;
-  *enabled = handle->early_start ? 1 : 0;
-  return XGEMV_STATUS_SUCCESS;
+  return get_setting(handle, &xgemv_context::early_start, enabled);
 }
 
 xgemv_status xgemv_set_batch_invariant(xgemv_handle handle, int enabled) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  handle->batch_invariant = enabled != 0;
-  return XGEMV_STATUS_SUCCESS;
+  return set_setting(handle, &xgemv_context::batch_invariant, enabled);
 }
 
 xgemv_status xgemv_get_batch_invariant(xgemv_handle handle, int *enabled) {
-  if (handle == nullptr) return XGEMV_STATUS_INVALID_HANDLE;
-  if (enabled == nullptr) return XGEMV_STATUS_NULL_POINTER;
-  *enabled = handle->batch_invariant ? 1 : 0;
-  return XGEMV_STATUS_SUCCESS;
+  return get_setting(handle, &xgemv_context::batch_invariant, enabled);
 }
 
 int xgemv_kernel_variant_count(void) { return xgemv::kernel_variant_count(); }
