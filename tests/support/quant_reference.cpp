@@ -139,7 +139,9 @@ float clamp_float(float v, float lo, float hi) { return v < lo ? lo : hi < v ? h
 // --- element types ---------------------------------------------------------------------------
 
 size_t datatype_bytes(xgemv_datatype type) {
-  return type == XGEMV_R_64F ? 8 : type == XGEMV_R_32F ? 4 : 2;
+  return type == XGEMV_R_64F || type == XGEMV_R_64I ? 8
+         : type == XGEMV_R_32F || type == XGEMV_R_32I ? 4
+                                                      : 2;
 }
 
 const char *datatype_name(xgemv_datatype type) {
@@ -148,6 +150,8 @@ const char *datatype_name(xgemv_datatype type) {
     case XGEMV_R_64F: return "fp64";
     case XGEMV_R_16F: return "fp16";
     case XGEMV_R_16BF: return "bf16";
+    case XGEMV_R_32I: return "int32";
+    case XGEMV_R_64I: return "int64";
   }
   return "unknown type";
 }
@@ -157,6 +161,7 @@ float round_to(xgemv_datatype type, float value) {
     case XGEMV_R_16F: return __half2float(__float2half_rn(value));
     case XGEMV_R_16BF: return __bfloat162float(__float2bfloat16_rn(value));
     case XGEMV_R_32F: case XGEMV_R_64F: break;  // exact
+    case XGEMV_R_32I: case XGEMV_R_64I: break;  // routing ids, never values
   }
   return value;
 }
@@ -179,6 +184,7 @@ void store(xgemv_datatype type, float value, uint8_t *bytes) {
       return;
     }
     case XGEMV_R_32F: break;
+    case XGEMV_R_32I: case XGEMV_R_64I: break;  // routing ids, never values
   }
   std::memcpy(bytes, &value, 4);
 }
@@ -201,6 +207,7 @@ float load(xgemv_datatype type, const uint8_t *bytes) {
       return float(d);
     }
     case XGEMV_R_32F: break;
+    case XGEMV_R_32I: case XGEMV_R_64I: break;  // routing ids, never values
   }
   float value;
   std::memcpy(&value, bytes, 4);
