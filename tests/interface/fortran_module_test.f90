@@ -169,9 +169,13 @@ contains
     real(c_float), intent(inout), target, contiguous :: y(:)
     character(len=*), intent(in) :: what
     type(c_ptr) :: d_x, d_y
+    ! gfortran 12 passes a character dummy to a value character argument as its address's low
+    ! byte: a local copy is passed as it should be.
+    character(kind=c_char) :: op
+    op = trans
     d_x = to_device(c_loc(x), size(x) * 4)
     d_y = to_device(c_loc(y), size(y) * 4)
-    call expect_status(xgemv_sgemv(handle, trans, int(m, c_int64_t), int(n, c_int64_t), &
+    call expect_status(xgemv_sgemv(handle, op, int(m, c_int64_t), int(n, c_int64_t), &
                                    c_loc(alpha), d_a, int(lda, c_int64_t), d_x, one, c_loc(beta), &
                                    d_y, one), XGEMV_STATUS_SUCCESS, what)
     call from_device(c_loc(y), d_y, size(y) * 4)
