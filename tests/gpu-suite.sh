@@ -177,7 +177,7 @@ if [[ -f $ctest_log ]]; then
   ctest_summary=$(python3 tests/summary/ctest_summary.py "$ctest_log" \
     build-gpu/Testing/Temporary/LastTest.log)
   failed_names=$(sed -n '/The following tests FAILED:/,$p' "$ctest_log" |
-    sed -nE 's/^[[:space:]]+[0-9]+ - (.*) \([^)]*\)$/\1/p' |
+    sed -nE 's/^[[:space:]]+[0-9]+ - ([^ ]+) \(.*/\1/p' |
     paste -sd ' ' -)
 fi
 
