@@ -956,6 +956,16 @@ std::unique_ptr<DeviceBench> open_device(int ordinal, std::string& why_not) {
   }
 }
 
+// The GPU of a suite that needs one, or nullptr after saying why there is none.
+std::unique_ptr<DeviceBench> open_device_for(const Options& options, const char* suite) {
+  std::string why_no_gpu;
+  std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
+  if (!device)
+    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the " << suite
+              << " suite needs one\n";
+  return device;
+}
+
 // Plans a suite's cases with plan(), or says why it cannot (exit code 2).
 template <class Plan>
 bool planned(Plan&& plan) {
@@ -1016,12 +1026,8 @@ int run_decode(const Options& options, RunInfo info) {
               << (options.nrhs_sweep() ? ", nrhs " + nrhs_text : "") << "\n";
     return 0;
   }
-  std::string why_no_gpu;
-  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
-  if (!device) {
-    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the decode suite needs one\n";
-    return 2;
-  }
+  const std::unique_ptr<DeviceBench> device = open_device_for(options, "decode");
+  if (!device) return 2;
   info.mode = "graph";
   const TimingPlan plan = plan_batches(options.quick);
   info.method = "one CUDA graph per step and library, median of " + std::to_string(plan.batches) +
@@ -1058,12 +1064,8 @@ int run_moe(const Options& options, RunInfo info) {
     std::cout << cases.size() << " cases\n";
     return 0;
   }
-  std::string why_no_gpu;
-  const std::unique_ptr<DeviceBench> device = open_device(options.device, why_no_gpu);
-  if (!device) {
-    std::cout << "xgemv-bench: no GPU (" << why_no_gpu << "): the moe suite needs one\n";
-    return 2;
-  }
+  const std::unique_ptr<DeviceBench> device = open_device_for(options, "moe");
+  if (!device) return 2;
   info.method =
       "medians of batches of back-to-back calls, each call on the next of its routings (their "
       "touched experts >= 1 GiB, at most 64); tokens 0 and T-1 of every call checked first";

@@ -36,7 +36,8 @@ xgemv_status make_dense(xgemv_datatype type, int64_t count, int64_t outputs, int
   if (count < 1 || count > kMaxExperts || outputs < 1 || outputs > kMaxDimension || inputs < 1 ||
       inputs > kMaxDimension)
     return XGEMV_STATUS_INVALID_QSHAPE;
-  if (ld < inputs || expert_stride < outputs * ld) return XGEMV_STATUS_INVALID_LDA;
+  // expert_stride >= outputs * ld, without forming a product that can overflow.
+  if (ld < inputs || expert_stride / outputs < ld) return XGEMV_STATUS_INVALID_LDA;
   experts = {count, outputs, inputs, type, weights, ld, expert_stride, std::nullopt};
   return XGEMV_STATUS_SUCCESS;
 }

@@ -170,7 +170,6 @@ struct GemvNFma : VariantBase<GemvNFma, VariantFamily::kSeveralRhs> {
             split};
   }
 
-
   template <class TA, class TX, class TY, class S>
   static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
                             const LaunchContext &context) {

@@ -179,7 +179,6 @@ struct GemvNMmaTile : VariantBase<GemvNMmaTile<Block16Bit, BlockFp64>, VariantFa
             dim3(32 * output_warps(bytes) * reduction_warps(bytes)), split};
   }
 
-
   template <class TA, class TX, class TY, class S>
   static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
                             const LaunchContext &context) {

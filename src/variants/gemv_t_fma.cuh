@@ -284,7 +284,6 @@ struct GemvTFmaTile : VariantBase<GemvTFmaTile<kWarpsPerBlock, kColumnsPerLane, 
            aligned(p.x.data, p.x.ld, p.x.stride, p.types.x);
   }
 
-
   template <class TA, class TX, class TY, class S>
   static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
                             const LaunchContext &context) {

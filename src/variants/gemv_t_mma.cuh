@@ -92,7 +92,6 @@ struct GemvTMmaTile : VariantBase<GemvTMmaTile<kWarpsPerBlock, kChunksInFlight, 
             split};
   }
 
-
   template <class TA, class TX, class TY, class S>
   static cudaError_t launch(const GemvProblem &problem, const LaunchPlan &plan,
                             const LaunchContext &context) {

@@ -373,7 +373,6 @@ void fuzz_gemm(FuzzedDataProvider &data, GemmEntry entry) {
   check_gemv_of_gemm(g, call, p, data);
 }
 
-
 // --- cublasLtMatmul ------------------------------------------------------------------------
 
 using xgemv::cublas_dropin::LtLayout;

@@ -39,6 +39,9 @@ TEST(MoeArguments, DenseExpertsAreCheckedInOrder) {
             XGEMV_STATUS_INVALID_QSHAPE);
   EXPECT_EQ(xgemv_experts_create(&e, XGEMV_R_16F, 4, 8, 8, w, 7, 64), XGEMV_STATUS_INVALID_LDA);
   EXPECT_EQ(xgemv_experts_create(&e, XGEMV_R_16F, 4, 8, 8, w, 8, 63), XGEMV_STATUS_INVALID_LDA);
+  // outputs * ld past int64: refused, not wrapped around.
+  EXPECT_EQ(xgemv_experts_create(&e, XGEMV_R_16F, 4, 8, 8, w, int64_t(1) << 61, 64),
+            XGEMV_STATUS_INVALID_LDA);
   EXPECT_EQ(e, nullptr);
   EXPECT_EQ(xgemv_experts_create(&e, XGEMV_R_16F, 4, 8, 8, w, 9, 80), XGEMV_STATUS_SUCCESS);
   xgemv_experts_destroy(e);
