@@ -9,12 +9,12 @@ namespace {
 
 constexpr int64_t kMaxDimension = (int64_t(1) << 31) - 1;
 
-bool is_activation(xgemv_moe_activation a) {
+bool is_activation(int a) {
   return a == XGEMV_MOE_IDENTITY || a == XGEMV_MOE_SWIGLU || a == XGEMV_MOE_SWIGLU_INTERLEAVED ||
          a == XGEMV_MOE_SWIGLU_CLAMPED;
 }
 
-MoeActivation activation_of(xgemv_moe_activation a) {
+MoeActivation activation_of(int a) {
   switch (a) {
     case XGEMV_MOE_SWIGLU: return MoeActivation::kSwiglu;
     case XGEMV_MOE_SWIGLU_INTERLEAVED: return MoeActivation::kSwigluInterleaved;

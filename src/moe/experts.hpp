@@ -36,7 +36,9 @@ xgemv_status make_quantized(const xgemv_qweight_info &info, int64_t count, const
 // x (ldx): the tokens (up) or the pairs' h (down); y (ldy): the pairs' h (up) or the tokens.
 struct RoutedCall {
   bool down;
-  xgemv_moe_activation activation;
+  // The caller's xgemv_moe_activation as its integer: a C caller may pass any int there, and C++
+  // may not hold a value outside the enumerators' range in the enum type (checked before use).
+  int activation;
   float alpha, limit;
   const void *bias;
   const void *x;

@@ -1,5 +1,6 @@
 // The C ABI of xgemv_moe.h: experts (checked once) and the routed calls on them, thin over the
 // core's one path (core.hpp) with host scalars 1 and 0. Nothing here can throw.
+#include <cstring>
 #include <new>
 
 #include "core.hpp"
@@ -13,6 +14,15 @@ xgemv_status keep(xgemv_experts *experts, const xgemv_experts_st &made) {
   if (kept == nullptr) return XGEMV_STATUS_INTERNAL_ERROR;
   *experts = kept;
   return XGEMV_STATUS_SUCCESS;
+}
+
+// The integer a C caller passed as an enum, read without loading it as the enum type (which is
+// undefined for a value outside the enumerators' range).
+int enum_bits(const xgemv_moe_activation &value) {
+  int bits = 0;
+  static_assert(sizeof bits == sizeof value);
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
 }
 
 xgemv_status run_routed(xgemv_handle handle, xgemv_experts experts,
@@ -66,7 +76,7 @@ xgemv_status xgemv_moe_up(xgemv_handle handle, xgemv_experts experts,
                           float alpha, float limit, const void *bias, const void *x, int64_t ldx,
                           void *h, int64_t ldh) {
   return run_routed(handle, experts, routing,
-                    {false, activation, alpha, limit, bias, x, ldx, h, ldh, false, nullptr, 0});
+                    {false, enum_bits(activation), alpha, limit, bias, x, ldx, h, ldh, false, nullptr, 0});
 }
 
 xgemv_status xgemv_moe_down(xgemv_handle handle, xgemv_experts experts,

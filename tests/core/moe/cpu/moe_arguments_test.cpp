@@ -7,6 +7,11 @@
 #include <gtest/gtest.h>
 #include <xgemv/xgemv_moe.h>
 
+// c_caller.c: xgemv_moe_up with an activation passed as a C int.
+extern "C" xgemv_status moe_up_from_c(xgemv_experts experts, const xgemv_moe_routing *routing,
+                                      int activation, const void *x, int64_t ldx, void *h,
+                                      int64_t ldh);
+
 namespace {
 
 // A 256-byte aligned address no call reads.
@@ -86,7 +91,9 @@ TEST(MoeArguments, CallsAreCheckedBeforeTheHandle) {
   EXPECT_EQ(xgemv_moe_up(nullptr, dense.experts, nullptr, XGEMV_MOE_SWIGLU, 0, 0, nullptr, ids, 32,
                          nullptr, 32),
             XGEMV_STATUS_NULL_POINTER);
-  EXPECT_EQ(up(dense.experts, r, xgemv_moe_activation(4), 32, 64), XGEMV_STATUS_INVALID_VALUE);
+  // An activation that names none, as a C caller can pass it (C++ cannot hold 4 in the enum).
+  EXPECT_EQ(moe_up_from_c(dense.experts, &r, 4, ids, 32, const_cast<void *>(ids), 64),
+            XGEMV_STATUS_INVALID_VALUE);
   xgemv_moe_routing bad = r;
   bad.id_type = XGEMV_R_32F;
   EXPECT_EQ(up(dense.experts, bad, XGEMV_MOE_SWIGLU, 32, 32), XGEMV_STATUS_INVALID_VALUE);
