@@ -24,6 +24,11 @@ import xgemv
 library = pathlib.Path(xgemv._library.LIBRARY_PATH)
 assert "site-packages" in library.parts, library
 assert xgemv.__version__ == importlib.metadata.version("xgemv"), xgemv.__version__
+# What pip resolves for a user: the torch the tests run on, not whatever is newest, and numpy.
+from packaging.requirements import Requirement
+requires = {r.name: r.specifier for r in map(Requirement, importlib.metadata.requires("xgemv"))}
+assert "2.11.0" in requires["torch"] and "2.12.0" not in requires["torch"], requires
+assert "numpy" in requires, requires
 print(f"installed xgemv {xgemv.__version__} with {library}")
 if torch.cuda.is_available():
     x = torch.randn(2, 256, device="cuda", dtype=torch.bfloat16)
