@@ -1,8 +1,10 @@
 """The package without a GPU: import, version, op registration, fake-tensor shapes, tracing by
 torch.compile, argument errors, the packed layout's sizes and the checkpoint-format helpers."""
+import importlib
 import math
 import pathlib
 import re
+import warnings
 
 import pytest
 import torch
@@ -117,6 +119,27 @@ def test_gemv_argument_errors(call, kind, words):
         y = torch.empty(6, device="cuda")
         with pytest.raises(kind, match=words):
             call(A, x, y)
+
+
+# QWeight.from_codes checks every tensor against the format before the library reads it: a
+# per-tensor scale where the format has one per output would be read past its end, and scales
+# on another device would hand the GPU a host pointer.
+@pytest.mark.parametrize("qformat, scales, kind, words", [
+    ("int8", lambda: torch.ones(1, device="cuda"), ValueError, r"scales must have shape \(8, 1\)"),
+    ("fp8", lambda: torch.ones(8, 2, device="cuda"), ValueError, r"scales must have shape \(8, 1\)"),
+    ("int4-g32", lambda: torch.ones(8, 1, device="cuda"), ValueError,
+     r"scales must have shape \(8, 2\)"),
+    ("fp8-block", lambda: torch.ones(8, 1, device="cuda"), ValueError,
+     r"scales must have shape \(1, 1\)"),
+    ("int8", lambda: torch.ones(8), ValueError, "scales is on cpu, the weight on cuda"),
+    ("int8", lambda: torch.ones(8, dtype=torch.int32, device="cuda"), TypeError,
+     "scales must be float16, bfloat16 or float32"),
+])
+def test_from_codes_checks_the_scales_first(qformat, scales, kind, words):
+    with FakeTensorMode():
+        codes = torch.empty(8, 64, dtype=torch.uint8, device="cuda")
+        with pytest.raises(kind, match=words):
+            xgemv.QWeight.from_codes(qformat, codes, scales())
 
 
 def test_format_names():
@@ -234,3 +257,80 @@ def test_a_layers_prepared_arguments_pass_the_librarys_checks(dtype):
     arguments[call._ROWS_AT] = ctypes.c_int64(3)
     status = _library.lib.xgemv_gemv_bias(*arguments)
     assert status == 20, _library.describe_status(status)  # XGEMV_STATUS_INVALID_HANDLE
+
+
+class _RecordedLayer(torch.nn.Module):
+    """What load_gptq_ / load_awq_ hand the quantized layer, recorded (no GPU needed)."""
+
+    def __init__(self, inputs, outputs, scales, bias):
+        super().__init__()
+        self.in_features, self.out_features = inputs, outputs
+        self.scales, self.bias = scales, bias
+
+    @classmethod
+    def from_gptq(cls, qweight, qzeros, scales, g_idx, bias, zeros_minus_one):
+        return cls(qweight.shape[0] * 8, qweight.shape[1], scales, bias)
+
+    @classmethod
+    def from_awq(cls, qweight, qzeros, scales, bias):
+        return cls(qweight.shape[0], qweight.shape[1] * 8, scales, bias)
+
+    @classmethod
+    def from_linear(cls, module, qformat):
+        return cls(module.in_features, module.out_features, module.weight, module.bias)
+
+
+@pytest.mark.parametrize("kind", ["gptq", "awq"])
+@pytest.mark.parametrize("model_dtype", [torch.bfloat16, torch.float16])
+def test_checkpoint_loaders_give_the_bias_the_models_dtype(monkeypatch, kind, model_dtype):
+    # GPTQ and AWQ checkpoints keep fp16 scales and biases; a bf16 model computes in bf16, and
+    # its layers' bias must be bf16 for the first forward to run.
+    monkeypatch.setattr(importlib.import_module("xgemv.quantize"), "QuantizedLinear",
+                        _RecordedLayer)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 32, dtype=model_dtype))
+    qweight = (torch.zeros(8, 32, dtype=torch.int32) if kind == "gptq" else
+               torch.zeros(64, 4, dtype=torch.int32))
+    state = {"0.qweight": qweight, "0.qzeros": torch.zeros(1, 4, dtype=torch.int32),
+             "0.scales": torch.ones(1, 32, dtype=torch.float16),
+             "0.bias": torch.ones(32, dtype=torch.float16)}
+    loader = xgemv.load_gptq_ if kind == "gptq" else xgemv.load_awq_
+    assert loader(model, state, device=torch.device("cpu")) == 1
+    assert isinstance(model[0], _RecordedLayer)
+    assert model[0].bias.dtype == model_dtype
+    assert model[0].scales.dtype == torch.float16
+
+
+class _TiedModel(torch.nn.Module):
+    """An embedding, a norm and an LM head tied to the embedding, in fp32."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(16, 64)
+        self.norm = torch.nn.LayerNorm(64)
+        self.head = torch.nn.Linear(64, 16, bias=False)
+        self.head.weight = self.embed.weight
+
+
+@pytest.mark.parametrize("qformat, dtype", [("bf16", BF16), ("fp16", torch.float16)])
+def test_a_dense_format_puts_the_whole_model_in_its_dtype(qformat, dtype):
+    # The layers' inputs come from the embedding and the norms: they must compute in the dtype
+    # of the layers' weights, and a tied head must stay the embedding's weight.
+    model = xgemv.quantize_(_TiedModel(), qformat)
+    assert isinstance(model.head, xgemv.nn.Linear)
+    assert model.head.weight is model.embed.weight
+    assert {p.dtype for p in model.parameters()} == {dtype}
+
+
+def test_a_tied_head_is_quantized_as_its_own_weight(monkeypatch):
+    # Tied heads are a large share of a small model's bytes: quantize_ serves them, and the
+    # embedding keeps its dense weight for the lookup.
+    monkeypatch.setattr(importlib.import_module("xgemv.quantize"), "QuantizedLinear",
+                        _RecordedLayer)
+    model = _TiedModel().to(BF16)
+    embedding = model.embed.weight
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no layer left
+        xgemv.quantize_(model, "int4-g32")
+    assert isinstance(model.head, _RecordedLayer)
+    assert model.head.scales is embedding  # quantized from the tied weight
+    assert model.embed.weight is embedding and isinstance(model.embed, torch.nn.Embedding)

@@ -3,7 +3,9 @@ conversions against the checkpoint-format helpers, CUDA graph capture (a thread'
 inside one too), torch.compile, quantize_ on small Hugging Face models, and column invariance
 across batch sizes."""
 import copy
+import gc
 import threading
+import weakref
 
 import pytest
 import torch
@@ -176,10 +178,11 @@ def test_awq_conversion_matches_the_reference():
 
 
 @pytest.mark.parametrize("kind", ["gptq", "awq"])
-def test_checkpoint_layers_replace_a_models_linears(kind):
-    model = torch.nn.Sequential(torch.nn.Linear(256, 128, device="cuda", dtype=torch.float16),
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])  # the checkpoint's fp16 either way
+def test_checkpoint_layers_replace_a_models_linears(kind, dtype):
+    model = torch.nn.Sequential(torch.nn.Linear(256, 128, device="cuda", dtype=dtype),
                                 torch.nn.SiLU(),
-                                torch.nn.Linear(128, 64, device="cuda", dtype=torch.float16))
+                                torch.nn.Linear(128, 64, device="cuda", dtype=dtype))
     state, references = {}, {}
     for index in (0, 2):
         layer = model[index]
@@ -197,7 +200,7 @@ def test_checkpoint_layers_replace_a_models_linears(kind):
     for index in (0, 2):
         assert isinstance(model[index], xgemv.nn.QuantizedLinear)
         assert torch.equal(model[index].dequantize(), references[index])
-    x = _random(3, 256, dtype=torch.float16, seed=28)
+    x = _random(3, 256, dtype=dtype, seed=28)
     with torch.inference_mode():
         hidden = F.silu(x.double() @ references[0].double().t() + model[0].bias.double())
         expected = hidden @ references[2].double().t() + model[2].bias.double()
@@ -305,11 +308,11 @@ def test_rows_have_the_same_bits_whatever_the_batch(make):
         xgemv.set_batch_invariant(False)
 
 
-def _tiny_hf_model(kind):
+def _tiny_hf_model(kind, dtype=torch.bfloat16, tied=False):
     transformers = pytest.importorskip("transformers")
     common = dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2,
                   num_attention_heads=4, num_key_value_heads=2, vocab_size=1000,
-                  tie_word_embeddings=False)
+                  tie_word_embeddings=tied)
     if kind == "qwen2":
         config = transformers.Qwen2Config(**common)
         model = transformers.Qwen2ForCausalLM(config)
@@ -317,7 +320,7 @@ def _tiny_hf_model(kind):
         config = transformers.LlamaConfig(**common)
         model = transformers.LlamaForCausalLM(config)
     torch.manual_seed(27)
-    return model.to("cuda", torch.bfloat16).eval()
+    return model.to("cuda", dtype).eval()
 
 
 @pytest.mark.parametrize("kind", ["llama", "qwen2"])
@@ -338,3 +341,52 @@ def test_quantize_serves_every_linear_of_a_hugging_face_model(kind, qformat):
     logits = model(tokens).logits.float()
     tolerance = {"bf16": 0.05, "int8": 0.1, "int4-g128": 0.5}[qformat]
     assert (logits - reference).abs().max() <= tolerance * reference.abs().max()
+
+
+@torch.inference_mode()
+def test_quantize_bf16_of_an_fp32_model_runs_in_bf16():
+    model = _tiny_hf_model("llama", torch.float32)
+    tokens = torch.randint(0, 1000, (1, 4), device="cuda")
+    reference = model(tokens).logits
+    xgemv.quantize_(model, "bf16")
+    logits = model(tokens).logits
+    assert logits.dtype == torch.bfloat16
+    assert (logits.float() - reference).abs().max() <= 0.05 * reference.abs().max()
+
+
+def test_the_ops_weights_live_no_longer_than_their_storage():
+    # The op (torch.compile's path) finds the module's own weight from its storage, and keeps
+    # no storage alive after the model is gone.
+    module = xgemv.nn.QuantizedLinear.from_linear(_bf16_linear(256, 64), "int4-g128")
+    x = _random(2, 256, dtype=torch.bfloat16, seed=31)
+    m = module.qweight.metadata()
+    op_result = torch.ops.xgemv.qlinear(x, module.storage, m["format"], m["outputs"], m["inputs"],
+                                        m["scale_dtype"], m["permuted"], module.bias)
+    assert torch.equal(op_result, module(x))
+    assert xgemv.QWeight.live(module.storage, "int4", 64, 256, m["scale_dtype"],
+                              False) is module.qweight
+    storage = weakref.ref(module.storage)
+    del module
+    gc.collect()
+    assert storage() is None
+
+    bare = xgemv.nn.QuantizedLinear.from_linear(_bf16_linear(256, 64), "int8").storage
+    torch.ops.xgemv.qlinear(x, bare, "int8", 64, 256, "bfloat16", False, None)
+    storage = weakref.ref(bare)
+    del bare
+    gc.collect()
+    assert storage() is None
+
+
+@torch.inference_mode()
+def test_quantize_serves_a_tied_lm_head():
+    model = _tiny_hf_model("llama", tied=True)
+    embedding = model.model.embed_tokens.weight
+    assert model.lm_head.weight is embedding
+    tokens = torch.randint(0, 1000, (1, 6), device="cuda")
+    reference = model(tokens).logits.float()
+    xgemv.quantize_(model, "int4-g128")
+    assert isinstance(model.lm_head, xgemv.nn.QuantizedLinear)
+    assert model.model.embed_tokens.weight is embedding
+    logits = model(tokens).logits.float()
+    assert (logits - reference).abs().max() <= 0.5 * reference.abs().max()

@@ -196,17 +196,16 @@ def linear(x, weight, bias=None):
 
 # --- quantized -----------------------------------------------------------------------------
 
-# The library's weights behind the storages that reach the op (torch.compile passes tensors and
-# numbers, not Python objects), by storage address and metadata.
-_QWEIGHTS = {}
-
-
 def _qweight_of(storage, qformat, outputs, inputs, scale_dtype, permuted):
-    key = (storage.data_ptr(), storage.numel(), qformat, outputs, inputs, scale_dtype, permuted)
-    qweight = _QWEIGHTS.get(key)
-    if qweight is None or qweight.storage.data_ptr() != storage.data_ptr():
-        qweight = _QWEIGHTS[key] = QWeight(qformat, outputs, inputs,
-                                           getattr(torch, scale_dtype), bool(permuted), storage)
+    """The library's weight behind a storage that reaches the op (torch.compile passes tensors
+    and numbers, not Python objects): the live QWeight of that storage and metadata (a module's),
+    else a new one that lives as long as the storage tensor does."""
+    qweight = QWeight.live(storage, qformat, outputs, inputs, scale_dtype, permuted)
+    if qweight is None:
+        qweight = QWeight(qformat, outputs, inputs, getattr(torch, scale_dtype), bool(permuted),
+                          storage)
+        # A cycle (storage -> weight -> storage) that the garbage collector frees with both.
+        storage._xgemv_qweight = qweight
     return qweight
 
 

@@ -50,31 +50,24 @@ def _experts_refusal(module, fmt):
     return None
 
 
-def _shared_parameters(model):
-    """Parameters held by more than one module (tied weights, e.g. an LM head tied to the
-    embedding)."""
-    owners = {}
-    for module in model.modules():
-        for parameter in module.parameters(recurse=False):
-            owners[id(parameter)] = owners.get(id(parameter), 0) + 1
-    return {key for key, count in owners.items() if count > 1}
-
-
 def quantize_(model, qformat, *, filter_fn=None):
     """Replaces every torch.nn.Linear of model (those filter_fn(module, name) accepts) in place:
-    "bf16", "fp16", "fp32" (the weights in that dtype) or "dense" (as they are) give
-    xgemv.nn.Linear; "int4-g128", "int4-g128-zp", "int4-g64", "int4-g32" (and -zp), "int8",
+    "bf16", "fp16", "fp32" or "dense" give xgemv.nn.Linear, the first three with the whole model
+    in that dtype first (model.to(dtype): its activations, norms and embeddings too, which the
+    layers' inputs must match; tied weights stay tied), "dense" with the weights as they are; "int4-g128", "int4-g128-zp", "int4-g64", "int4-g32" (and -zp), "int8",
     "fp8" and "fp8-block" give xgemv.nn.QuantizedLinear, quantized by round to nearest on the
     layer's CUDA device. The experts modules of Hugging Face MoE blocks become xgemv.nn.Experts,
     dense (their weights as they are for "dense" and "fp32", else in the 16-bit dtype named) or
     quantized in the format; the routers, shared experts and attention are linear layers as any. The replaced weights stop requiring grad (these are inference layers).
-    A layer a quantized format cannot take (in_features not a multiple of the int4 group size,
-    a weight tied to another module's), and experts xgemv does not compute, are left as they
-    are, with a warning naming them. Returns
-    model."""
+    A layer whose weight is tied to another module's (an LM head tied to the embedding) is
+    quantized as a weight of its own, the other module keeping the dense one (the embedding's
+    lookup). A layer a quantized format cannot take (in_features not a multiple of the int4
+    group size), and experts xgemv does not compute, are left as they are, with a warning naming
+    them. Returns model."""
     dense = qformat in DENSE_FORMATS
     fmt = None if dense else parse_format(qformat)
-    tied = set() if dense else _shared_parameters(model)
+    if dense and DENSE_FORMATS[qformat] is not None:
+        model.to(DENSE_FORMATS[qformat])
     skipped = []
     for parent, attribute, name, module in _experts_modules(model, filter_fn):
         refusal = _experts_refusal(module, fmt)
@@ -85,14 +78,8 @@ def quantize_(model, qformat, *, filter_fn=None):
         setattr(parent, attribute, experts)
     for parent, attribute, name, layer in _linear_layers(model, filter_fn):
         if dense:
-            dtype = DENSE_FORMATS[qformat]
-            if dtype is not None and layer.weight.dtype != dtype:
-                layer.to(dtype)
             layer.requires_grad_(False)
             setattr(parent, attribute, Linear.from_linear(layer))
-            continue
-        if id(layer.weight) in tied:
-            skipped.append(f"{name} (weight tied to another module)")
             continue
         if fmt.kind == "int4" and layer.in_features % fmt.group_size:
             skipped.append(f"{name} (in_features {layer.in_features} not a multiple of "
@@ -114,9 +101,13 @@ def _load_checkpoint_layers_(model, state_dict, make, kind, device):
                                   torch.device("cuda", torch.cuda.current_device()))
         tensors = {key.removeprefix(f"{name}."): value.to(layer_device) for key, value in
                    state_dict.items() if key.startswith(f"{name}.")}
+        # The bias in the dtype the model computes in (its layer's), which the checkpoint's
+        # fp16 scales need not be.
         bias = tensors.get("bias", layer.bias)
         if bias is not None:
-            bias = bias.detach().to(tensors["scales"].dtype)
+            dtype = layer.weight.dtype
+            bias = bias.detach().to(dtype if dtype in (torch.float16, torch.bfloat16)
+                                    else tensors["scales"].dtype)
         module = make(tensors, bias)
         if (module.in_features, module.out_features) != (layer.in_features, layer.out_features):
             raise ValueError(f"xgemv: {kind} layer {name} is {module.out_features} x "

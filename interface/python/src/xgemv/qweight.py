@@ -8,6 +8,7 @@ one output), of its output (int8, fp8) or of its 128 x 128 block (fp8-block).
 import ctypes
 import dataclasses
 import re
+import weakref
 
 import torch
 
@@ -80,6 +81,15 @@ def _address(tensor):
     return None if tensor is None else tensor.data_ptr()
 
 
+def _scale_shape(qformat, outputs, inputs):
+    """The scales' [rows, columns] that xgemv_qweight_pack reads for the format."""
+    if qformat.kind == "int4":
+        return (outputs, inputs // qformat.group_size)
+    if qformat.kind == "fp8-block":
+        return (-(-outputs // 128), -(-inputs // 128))
+    return (outputs, 1)
+
+
 def _require(tensor, what, dtype, shape, device):
     if tensor.dtype != dtype:
         raise TypeError(f"xgemv: {what} must be {dtype}, not {tensor.dtype}")
@@ -94,6 +104,16 @@ def _metadata_arguments(metadata):
     """QWeight's constructor arguments before the storage, from QWeight.metadata()."""
     return (metadata["format"], metadata["outputs"], metadata["inputs"],
             getattr(torch, metadata["scale_dtype"]), metadata["permuted"])
+
+
+# Every QWeight by its storage's address and its metadata, without keeping any alive: the ops
+# find a module's weight from its storage (QWeight.live).
+_LIVE = weakref.WeakValueDictionary()
+
+
+def _live_key(storage, qformat, outputs, inputs, scale_dtype, permuted):
+    return (storage.data_ptr(), storage.numel(), qformat, int(outputs), int(inputs),
+            scale_dtype, bool(permuted))
 
 
 class QWeight:
@@ -119,6 +139,16 @@ class QWeight:
         # does not depend on it); made when first used.
         self._views = {}
         self.value = self.view(torch.bfloat16)
+        m = self.metadata()
+        _LIVE[_live_key(storage, m["format"], m["outputs"], m["inputs"], m["scale_dtype"],
+                        m["permuted"])] = self
+
+    @staticmethod
+    def live(storage, qformat, outputs, inputs, scale_dtype, permuted):
+        """The live QWeight on `storage` with this metadata (the format's and the scale dtype's
+        names, as metadata() gives them), or None."""
+        return _LIVE.get(_live_key(storage, parse_format(qformat).name, outputs, inputs,
+                                   scale_dtype, permuted))
 
     def view(self, activation_dtype):
         """The library's weight (xgemv_qweight) on this storage for activations of the dtype."""
@@ -192,16 +222,20 @@ class QWeight:
         (int4 with zero points), permutation int32 [in] (packed input k is x[permutation[k]])."""
         qformat = parse_format(qformat)
         outputs, inputs = codes.shape
-        qweight = cls(qformat, outputs, inputs, scales.dtype, permutation is not None,
-                      device=codes.device)
+        device = codes.device
+        # Every tensor is checked before anything is allocated: the library reads the scales,
+        # zeros and permutation at the shapes the format gives, on the codes' device.
         codes = codes.view(torch.uint8) if codes.element_size() == 1 else codes
-        codes = _require(codes, "codes", torch.uint8, (outputs, inputs), codes.device)
-        scales = scales.reshape(scales.shape[0], -1).contiguous()
+        codes = _require(codes, "codes", torch.uint8, (outputs, inputs), device)
+        _scale_type(scales.dtype)
+        scales = _require(scales.unsqueeze(1) if scales.dim() == 1 else scales, "scales",
+                          scales.dtype, _scale_shape(qformat, outputs, inputs), device)
         if zeros is not None:
-            zeros = _require(zeros, "zeros", torch.uint8, scales.shape, codes.device)
+            zeros = _require(zeros, "zeros", torch.uint8, scales.shape, device)
         if permutation is not None:
-            permutation = _require(permutation, "permutation", torch.int32, (inputs,),
-                                   codes.device)
+            permutation = _require(permutation, "permutation", torch.int32, (inputs,), device)
+        qweight = cls(qformat, outputs, inputs, scales.dtype, permutation is not None,
+                      device=device)
         L.check("xgemv_qweight_pack",
                 L.lib.xgemv_qweight_pack(qweight._handle(), qweight.value, codes.data_ptr(),
                                          inputs, scales.data_ptr(), scales.shape[1],
