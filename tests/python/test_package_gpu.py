@@ -117,7 +117,7 @@ QFORMATS = ["int4-g128", "int4-g32-zp", "int8", "fp8", "fp8-block"]
 
 @pytest.mark.parametrize("qformat", QFORMATS)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-@pytest.mark.parametrize("rows", [1, 3, 16])
+@pytest.mark.parametrize("rows", [1, 3, 16, 17, 64])
 def test_qlinear_against_its_dequantized_weight(qformat, dtype, rows):
     layer = torch.nn.Linear(1024, 300, device="cuda", dtype=dtype)
     module = xgemv.nn.QuantizedLinear.from_linear(layer, qformat)
@@ -127,8 +127,12 @@ def test_qlinear_against_its_dequantized_weight(qformat, dtype, rows):
     reference = x.double() @ dense.t() + layer.bias.double()
     magnitude = x.double().abs() @ dense.abs().t()
     _assert_within_bound(y, reference, magnitude, dtype, 1024)
-    # More rows: the dequantized weight and F.linear.
-    many = _random(20, 1024, dtype=dtype, seed=18)
+    # Rows 17-64 in passes of 16 on the same kernels: a full pass's bits are its rows' alone.
+    if rows > xgemv.MAX_ROWS:
+        for first in range(0, rows - 15, 16):
+            assert torch.equal(y[first:first + 16], module(x[first:first + 16]))
+    # More rows (prefill): the dequantized weight and F.linear.
+    many = _random(xgemv.MAX_QUANTIZED_ROWS + 1, 1024, dtype=dtype, seed=18)
     assert torch.equal(module(many), F.linear(many, module.dequantize(dtype), module.bias))
 
 

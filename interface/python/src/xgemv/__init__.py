@@ -15,7 +15,7 @@ import sys
 
 from . import _library
 from ._library import XgemvError, set_batch_invariant, set_early_start
-from .ops import MAX_ROWS, gemv, linear, qlinear
+from .ops import MAX_QUANTIZED_ROWS, MAX_ROWS, gemv, linear, qlinear
 from .moe import ExpertWeights, moe_down, moe_up
 from .hf_experts import register_experts_implementation
 from .qweight import FORMAT_NAMES, QFormat, QWeight, layout, parse_format
@@ -29,7 +29,7 @@ __version__ = _library.version()
 if "transformers" in sys.modules:
     register_experts_implementation()
 
-__all__ = ["ExpertWeights", "FORMAT_NAMES", "MAX_ROWS", "QFormat", "QWeight", "XgemvError",
+__all__ = ["ExpertWeights", "FORMAT_NAMES", "MAX_QUANTIZED_ROWS", "MAX_ROWS", "QFormat", "QWeight", "XgemvError",
            "gemv", "layout", "linear", "load_awq_", "load_gptq_", "moe_down", "moe_up", "nn",
            "parse_format", "qlinear", "quantize_", "register_experts_implementation",
            "set_batch_invariant", "set_early_start"]

@@ -24,6 +24,12 @@ from .qweight import QWeight
 # More rows are a GEMM, left to torch.nn.functional.linear.
 MAX_ROWS = 16
 
+# Rows a quantized call computes on xgemv's kernels, in passes of MAX_ROWS that each read the
+# packed weight again: up to 64 rows that reads less than dequantizing does (writing and reading
+# the weight in 16 bits, 5 to 9 times the packed bytes), in fp32 accumulation. More rows
+# (prefill) go to torch.nn.functional.linear on the weight dequantized to the activations' dtype.
+MAX_QUANTIZED_ROWS = 64
+
 # Host scalars, passed by address (read by the library during the call, so a captured graph
 # keeps their values).
 _ONE_F, _ZERO_F = ctypes.c_float(1.0), ctypes.c_float(0.0)
@@ -93,7 +99,8 @@ class _LibraryCall:
     """What every call of one layer shares, checked once: the weight's and the bias's
     addresses and the library's other arguments, as ctypes objects made once. Calling it with
     x (of the layer's dtype and device, checked by the caller) runs the GEMV on torch's current
-    stream; more than MAX_ROWS rows go to torch.nn.functional.linear."""
+    stream; more rows than the kernels take (MAX_ROWS, MAX_QUANTIZED_ROWS) go to
+    torch.nn.functional.linear."""
 
     # Where the per-call arguments go in the argument list (the handle is first).
     _X_AT = _Y_AT = _ROWS_AT = None
@@ -246,7 +253,7 @@ class QLinearCall(_LibraryCall):
 
     def __call__(self, x):
         rows, x = self._rows(x)
-        if rows > MAX_ROWS or rows == 0:
+        if rows > MAX_QUANTIZED_ROWS or rows == 0:
             return F.linear(x, self.qweight.dequantize(x.dtype), self.bias)
         return self._run("xgemv_qgemv_bias", self._arguments[x.dtype], x, rows)
 
