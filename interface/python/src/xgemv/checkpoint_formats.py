@@ -16,7 +16,7 @@ AWQ_ORDER = (0, 2, 4, 6, 1, 3, 5, 7)
 _SHIFTS = tuple(range(0, 32, 4))
 
 
-def _pack_nibbles(values, dim):
+def pack_nibbles(values, dim):
     """int32 words of 8 nibbles along dim (nibble i from element 8w + i)."""
     values = values.to(torch.int32) & 0xF
     moved = values.movedim(dim, -1)
@@ -29,7 +29,8 @@ def _pack_nibbles(values, dim):
     return words.movedim(-1, dim)
 
 
-def _unpack_nibbles(words, dim):
+def unpack_nibbles(words, dim):
+    """uint8 values 0..15 of int32 words along dim, 8 per word (the inverse of pack_nibbles)."""
     moved = words.movedim(dim, -1).to(torch.int64) & 0xFFFFFFFF
     nibbles = torch.stack([(moved >> shift) & 0xF for shift in _SHIFTS], dim=-1)
     return nibbles.reshape(*moved.shape[:-1], moved.shape[-1] * 8).movedim(-1, dim).to(torch.uint8)
@@ -49,15 +50,15 @@ def _awq_permute(codes, inverse=False):
 
 def gptq_pack(codes, zeros, zeros_minus_one=True):
     """codes uint8 [out, in] (0..15), zeros uint8 [out, groups] -> (qweight, qzeros)."""
-    qweight = _pack_nibbles(codes.t(), 0)
+    qweight = pack_nibbles(codes.t(), 0)
     stored = (zeros.to(torch.int32) - 1) & 0xF if zeros_minus_one else zeros
-    return qweight, _pack_nibbles(stored.t(), 1)
+    return qweight, pack_nibbles(stored.t(), 1)
 
 
 def gptq_unpack(qweight, qzeros, scales, g_idx=None, zeros_minus_one=True):
     """The dense fp32 weight [out, in] of GPTQ tensors (w = (q - z) * s of the input's group;
     qzeros None: z = 8)."""
-    codes = _unpack_nibbles(qweight, 0).t().to(torch.float32)  # [out, in]
+    codes = unpack_nibbles(qweight, 0).t().to(torch.float32)  # [out, in]
     outputs, inputs = codes.shape
     groups = scales.shape[0]
     if g_idx is None:
@@ -66,7 +67,7 @@ def gptq_unpack(qweight, qzeros, scales, g_idx=None, zeros_minus_one=True):
     if qzeros is None:
         zeros = torch.full((groups, outputs), 8.0, device=codes.device)
     else:
-        zeros = _unpack_nibbles(qzeros, 1).to(torch.float32)  # [groups, out]
+        zeros = unpack_nibbles(qzeros, 1).to(torch.float32)  # [groups, out]
         if zeros_minus_one:
             zeros = (zeros + 1) % 16
     return (codes - zeros[g_idx].t()) * scales.to(torch.float32)[g_idx].t()
@@ -74,13 +75,13 @@ def gptq_unpack(qweight, qzeros, scales, g_idx=None, zeros_minus_one=True):
 
 def awq_pack(codes, zeros):
     """codes uint8 [out, in], zeros uint8 [out, groups] -> (qweight, qzeros)."""
-    return (_pack_nibbles(_awq_permute(codes.t()), 1), _pack_nibbles(_awq_permute(zeros.t()), 1))
+    return (pack_nibbles(_awq_permute(codes.t()), 1), pack_nibbles(_awq_permute(zeros.t()), 1))
 
 
 def awq_unpack(qweight, qzeros, scales):
     """The dense fp32 weight [out, in] of AWQ tensors."""
-    codes = _awq_permute(_unpack_nibbles(qweight, 1), inverse=True).to(torch.float32)  # [in, out]
-    zeros = _awq_permute(_unpack_nibbles(qzeros, 1), inverse=True).to(torch.float32)
+    codes = _awq_permute(unpack_nibbles(qweight, 1), inverse=True).to(torch.float32)  # [in, out]
+    zeros = _awq_permute(unpack_nibbles(qzeros, 1), inverse=True).to(torch.float32)
     inputs = codes.shape[0]
     group = torch.arange(inputs, device=codes.device) // (inputs // scales.shape[0])
     return ((codes - zeros[group]) * scales.to(torch.float32)[group]).t()
