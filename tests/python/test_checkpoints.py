@@ -22,20 +22,12 @@ BF16 = torch.bfloat16
 
 
 class _DenseQWeight:
-    """xgemv.QWeight's constructors as the dense fp32 weight [out, in] their inputs define (the
+    """xgemv.QWeight.from_codes as the dense fp32 weight [out, in] its inputs define (the
     definitions of xgemv/qweight.py)."""
 
     def __init__(self, weight):
         self.weight = weight
         self.outputs, self.inputs = weight.shape
-
-    @classmethod
-    def from_gptq(cls, qweight, qzeros, scales, g_idx=None, zeros_minus_one=True):
-        return cls(cf.gptq_unpack(qweight, qzeros, scales, g_idx, zeros_minus_one))
-
-    @classmethod
-    def from_awq(cls, qweight, qzeros, scales):
-        return cls(cf.awq_unpack(qweight, qzeros, scales))
 
     @classmethod
     def from_codes(cls, qformat, codes, scales, zeros=None, permutation=None):
@@ -196,9 +188,10 @@ def test_symmetric_gptq_needs_no_zero_points(tmp_path, where, monkeypatch):
     model, group = _tiny_model("llama"), 128
     tensors, weights, given = {}, {}, []
     if where is not None:
-        monkeypatch.setattr(_DenseQWeight, "from_gptq", classmethod(
-            lambda cls, qweight, qzeros, *rest: given.append(qzeros) or
-            cls(cf.gptq_unpack(qweight, qzeros, *rest))))
+        from_codes = _DenseQWeight.from_codes
+        monkeypatch.setattr(_DenseQWeight, "from_codes", classmethod(
+            lambda cls, qformat, *rest: given.append(xgemv.parse_format(qformat).name) or
+            from_codes(qformat, *rest)))
     for index, (name, layer) in enumerate(_layers(model).items()):
         outputs, inputs = layer.weight.shape
         codes, zeros, scales = _random_int4(outputs, inputs, group, seed=index, symmetric=True)
@@ -211,7 +204,7 @@ def test_symmetric_gptq_needs_no_zero_points(tmp_path, where, monkeypatch):
     loaded = _reference_and_check(model, weights, tmp_path, where)
     # The format without zero points.
     if where is not None:
-        assert given and all(zeros is None for zeros in given)
+        assert given and set(given) == {"int4-g128"}
     else:
         assert {loaded.get_submodule(name).format for name in _layers(model)} == {"int4-g128"}
 
@@ -231,8 +224,10 @@ def test_awq_checkpoint(tmp_path, where):
     _reference_and_check(model, weights, tmp_path, where)
 
 
-def test_block_fp8_checkpoint(tmp_path, where):
-    # DeepSeek-V3's layout: e4m3 weights and an fp32 weight_scale_inv per 128 x 128 block.
+@pytest.mark.parametrize("scales", ["block", "block-e8m0", "tensor"])
+def test_fp8_checkpoint(tmp_path, where, scales):
+    # transformers' fine-grained FP8 (DeepSeek-V3's layout): e4m3 weights and a weight_scale_inv
+    # per 128 x 128 block (fp32, or e8m0 powers of two), or one per tensor without blocks.
     model = _tiny_model("llama")
     tensors, weights = {}, {}
     for index, (name, layer) in enumerate(_layers(model).items()):
@@ -240,12 +235,18 @@ def test_block_fp8_checkpoint(tmp_path, where):
         generator = torch.Generator().manual_seed(20 + index)
         q = (torch.randn(outputs, inputs, generator=generator) * 100).clamp(-448, 448).to(
             torch.float8_e4m3fn)
-        scale_inv = torch.rand(-(-outputs // 128), -(-inputs // 128), generator=generator) / 100
+        shape = (1,) if scales == "tensor" else (-(-outputs // 128), -(-inputs // 128))
+        scale_inv = torch.rand(shape, generator=generator) / 100
+        if scales == "block-e8m0":
+            scale_inv = scale_inv.to(torch.float8_e8m0fnu)
         tensors.update({f"{name}.weight": q, f"{name}.weight_scale_inv": scale_inv})
         rows, columns = torch.arange(outputs) // 128, torch.arange(inputs) // 128
-        weights[name] = q.float() * scale_inv[rows][:, columns]
-    _save(tmp_path, model, tensors, {"quant_method": "fp8", "activation_scheme": "dynamic",
-                                     "weight_block_size": [128, 128]})
+        dense_scales = (scale_inv.float().reshape(1, 1) if scales == "tensor" else
+                        scale_inv.float()[rows][:, columns])
+        weights[name] = q.float() * dense_scales
+    _save(tmp_path, model, tensors, {
+        "quant_method": "fp8", "activation_scheme": "dynamic",
+        "weight_block_size": None if scales == "tensor" else [128, 128]})
     _reference_and_check(model, weights, tmp_path, where)
 
 
@@ -279,6 +280,9 @@ def test_a_gptq_group_over_the_whole_row(tmp_path, where):
     ({"quant_method": "gptq", "bits": 4, "group_size": 16}, 16, "whole groups of 32, 64 or 128"),
     ({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemv"}, 128,
      "'gemv' packing"),
+    ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": False}, 128,
+     "without zero points"),
+    ({"quant_method": "fp8", "weight_block_size": [64, 64]}, 128, "blocks of \\[64, 64\\]"),
     ({"quant_method": "bitsandbytes"}, 128, "quantized by 'bitsandbytes' are not read"),
 ])
 def test_checkpoints_xgemv_cannot_read_are_refused_by_name(tmp_path, on_the_host,
@@ -386,7 +390,8 @@ def test_compressed_tensors_8_bits(tmp_path, where, kind, scale_shape):
             weights[name] = q.float() * s.float().reshape(-1, 1)
     _save(tmp_path, model, tensors, _compressed_config(
         {"num_bits": 8, "type": "int" if kind == "int8" else "float", "symmetric": True,
-         "strategy": scale_shape, "block_structure": [128, 128] if scale_shape == "block" else None},
+         "strategy": scale_shape,
+         "block_structure": [128, 128] if scale_shape == "block" else None},
         "int-quantized" if kind == "int8" else "float-quantized"))
     _reference_and_check(model, weights, tmp_path, where)
 
@@ -423,3 +428,126 @@ def test_a_dense_checkpoint_quantized_on_load(tmp_path, where):
     with torch.inference_mode():
         expected, got = model.to("cuda")(tokens).logits.float(), loaded(tokens).logits.float()
     assert (got - expected).abs().max() <= 0.5 * expected.abs().max()
+
+
+def _tiny_moe(kind, seed=7):
+    common = dict(hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, vocab_size=500, num_experts_per_tok=2,
+                  tie_word_embeddings=False)
+    torch.manual_seed(seed)
+    if kind == "mixtral":
+        config = transformers.MixtralConfig(intermediate_size=128, num_local_experts=4, **common)
+    else:
+        config = transformers.Qwen3MoeConfig(intermediate_size=384, moe_intermediate_size=128,
+                                             num_experts=4, **common)
+    return transformers.AutoModelForCausalLM.from_config(config, dtype=BF16).eval()
+
+
+def _experts_of(model):
+    return {name: module for name, module in model.named_modules()
+            if name.endswith("mlp.experts")}
+
+
+@pytest.fixture
+def experts_on_the_host(on_the_host, monkeypatch):
+    """on_the_host, and xgemv's experts as the model's own module on the dense weights."""
+    def served(template, gate_up, down):
+        for attribute, weights in (("gate_up_proj", gate_up), ("down_proj", down)):
+            setattr(template, attribute,
+                    torch.nn.Parameter(torch.stack([w.weight for w in weights]).to(BF16)))
+        return template
+    monkeypatch.setattr(checkpoints, "_served_experts", served)
+    return on_the_host
+
+
+@pytest.fixture(params=["host", pytest.param("device", marks=pytest.mark.gpu)])
+def moe_where(request):
+    if request.param == "host":
+        return request.getfixturevalue("experts_on_the_host")
+    return None
+
+
+def _quantized_expert(fmt, outputs, inputs, seed):
+    """(checkpoint tensors, dense weight) of one expert projection."""
+    generator = torch.Generator().manual_seed(seed)
+    if fmt == "fp8":
+        q = (torch.randn(outputs, inputs, generator=generator) * 100).clamp(-448, 448).to(
+            torch.float8_e4m3fn)
+        scale_inv = torch.rand(-(-outputs // 128), -(-inputs // 128), generator=generator) / 100
+        rows, columns = torch.arange(outputs) // 128, torch.arange(inputs) // 128
+        return ({"weight": q, "weight_scale_inv": scale_inv},
+                q.float() * scale_inv[rows][:, columns])
+    codes, zeros, scales = _random_int4(outputs, inputs, 64, seed)
+    pack = cf.gptq_pack if fmt == "gptq" else cf.awq_pack
+    qweight, qzeros = pack(codes, zeros)
+    return ({"qweight": qweight, "qzeros": qzeros, "scales": scales.t().contiguous()},
+            _dense_int4(codes, zeros, scales, 64))
+
+
+@pytest.mark.parametrize("kind, fmt", [("qwen3_moe", "gptq"), ("mixtral", "awq"),
+                                       ("qwen3_moe", "fp8")])
+def test_quantized_experts_checkpoint(tmp_path, moe_where, kind, fmt):
+    # Experts quantized one by one, as published MoE checkpoints keep them (Mixtral's under
+    # block_sparse_moe and w1 / w3 / w2): packed as the model's stacked experts.
+    model = _tiny_moe(kind)
+    names = ({"gate": "w1", "up": "w3", "down": "w2"} if kind == "mixtral" else
+             {"gate": "gate_proj", "up": "up_proj", "down": "down_proj"})
+    tensors, weights, seed = {}, {}, 100
+    for name, experts in _experts_of(model).items():
+        stored = name.replace(".mlp.", ".block_sparse_moe.") if kind == "mixtral" else name
+        count, rows, hidden = experts.gate_up_proj.shape
+        dense = {"gate": [], "up": [], "down": []}
+        for e in range(count):
+            for role, (outputs, inputs) in (("gate", (rows // 2, hidden)),
+                                            ("up", (rows // 2, hidden)),
+                                            ("down", (hidden, rows // 2))):
+                seed += 1
+                stored_tensors, weight = _quantized_expert(fmt, outputs, inputs, seed)
+                tensors.update({f"{stored}.{e}.{names[role]}.{key}": value
+                                for key, value in stored_tensors.items()})
+                dense[role].append(weight)
+        weights[name] = (torch.stack([torch.cat([g, u]) for g, u in zip(dense["gate"],
+                                                                         dense["up"])]),
+                         torch.stack(dense["down"]))
+    for name, layer in _layers(model).items():  # the attention's layers quantized too
+        seed += 1
+        stored_tensors, weights[name] = _quantized_expert(fmt, *layer.weight.shape, seed)
+        tensors.update({f"{name}.{key}": value for key, value in stored_tensors.items()})
+    config = ({"quant_method": "fp8", "weight_block_size": [128, 128]} if fmt == "fp8" else
+              {"quant_method": fmt, "bits": 4, "group_size": 64, "version": "gemm"})
+    state = {key: value for key, value in model.state_dict().items()
+             if not key.endswith(("experts.gate_up_proj", "experts.down_proj"))}
+    state = {key: value for key, value in state.items()
+             if key.rpartition(".")[0] not in _layers(model)}
+    state.update(tensors)
+    safetensors_torch.save_file({k: v.contiguous() for k, v in state.items()},
+                                str(tmp_path / "model.safetensors"), metadata={"format": "pt"})
+    saved = model.config.to_dict()
+    saved["quantization_config"], saved["torch_dtype"] = config, "bfloat16"
+    (tmp_path / "config.json").write_text(json.dumps(saved))
+
+    with torch.no_grad():
+        for name, experts in _experts_of(model).items():
+            experts.gate_up_proj.copy_(weights[name][0].to(BF16))
+            experts.down_proj.copy_(weights[name][1].to(BF16))
+        for name, layer in _layers(model).items():
+            layer.weight.copy_(weights[name].to(BF16))
+    tokens = torch.randint(0, 500, (1, 6), generator=torch.Generator().manual_seed(2))
+    if moe_where is not None:
+        loaded = xgemv.from_pretrained(str(tmp_path), device="cpu")
+        assert moe_where == ["dense"]
+        for name, experts in _experts_of(loaded).items():
+            assert torch.equal(experts.gate_up_proj.float(), weights[name][0].to(BF16).float())
+        with torch.inference_mode():
+            torch.testing.assert_close(loaded(tokens).logits, model(tokens).logits, rtol=0,
+                                       atol=0)
+        return
+    loaded = xgemv.from_pretrained(str(tmp_path), device="cuda")
+    for name, experts in _experts_of(loaded).items():
+        assert isinstance(experts, xgemv.nn.Experts), name
+        assert torch.equal(experts.gate_up.dequantize().cpu(), weights[name][0]), name
+        assert torch.equal(experts.down.dequantize().cpu(), weights[name][1]), name
+    model, tokens = model.to("cuda"), tokens.to("cuda")
+    with torch.inference_mode():
+        expected, got = model(tokens).logits.float(), loaded(tokens).logits.float()
+    assert (got - expected).abs().max() <= 0.05 * expected.abs().max()

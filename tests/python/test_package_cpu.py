@@ -126,7 +126,8 @@ def test_gemv_argument_errors(call, kind, words):
 # on another device would hand the GPU a host pointer.
 @pytest.mark.parametrize("qformat, scales, kind, words", [
     ("int8", lambda: torch.ones(1, device="cuda"), ValueError, r"scales must have shape \(8, 1\)"),
-    ("fp8", lambda: torch.ones(8, 2, device="cuda"), ValueError, r"scales must have shape \(8, 1\)"),
+    ("fp8", lambda: torch.ones(8, 2, device="cuda"), ValueError,
+     r"scales must have shape \(8, 1\)"),
     ("int4-g32", lambda: torch.ones(8, 1, device="cuda"), ValueError,
      r"scales must have shape \(8, 2\)"),
     ("fp8-block", lambda: torch.ones(8, 1, device="cuda"), ValueError,

@@ -182,7 +182,8 @@ def test_awq_conversion_matches_the_reference():
 
 
 @pytest.mark.parametrize("kind", ["gptq", "awq"])
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])  # the checkpoint's fp16 either way
+# The model's dtype; the checkpoint's scales and bias are fp16 either way.
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_checkpoint_layers_replace_a_models_linears(kind, dtype):
     model = torch.nn.Sequential(torch.nn.Linear(256, 128, device="cuda", dtype=dtype),
                                 torch.nn.SiLU(),

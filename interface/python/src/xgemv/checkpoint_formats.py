@@ -78,10 +78,15 @@ def awq_pack(codes, zeros):
     return (pack_nibbles(_awq_permute(codes.t()), 1), pack_nibbles(_awq_permute(zeros.t()), 1))
 
 
+def awq_codes(words):
+    """The 4-bit values uint8 [rows, out] of AWQ-packed int32 words [rows, out/8]."""
+    return _awq_permute(unpack_nibbles(words, 1), inverse=True)
+
+
 def awq_unpack(qweight, qzeros, scales):
     """The dense fp32 weight [out, in] of AWQ tensors."""
-    codes = _awq_permute(unpack_nibbles(qweight, 1), inverse=True).to(torch.float32)  # [in, out]
-    zeros = _awq_permute(unpack_nibbles(qzeros, 1), inverse=True).to(torch.float32)
+    codes = awq_codes(qweight).to(torch.float32)  # [in, out]
+    zeros = awq_codes(qzeros).to(torch.float32)
     inputs = codes.shape[0]
     group = torch.arange(inputs, device=codes.device) // (inputs // scales.shape[0])
     return ((codes - zeros[group]) * scales.to(torch.float32)[group]).t()

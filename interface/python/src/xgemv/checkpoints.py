@@ -7,12 +7,15 @@
         quantization_config=xgemv.XgemvConfig("int4-g128"))   # a dense one, quantized on load
 
 transformers builds the model on the meta device, as for its own quantizers; each linear layer
-whose checkpoint tensors are quantized becomes a placeholder holding those tensors as they are
-stored (renamed `ckpt_<name>` so that the loader keeps their dtypes), and after loading each
-placeholder becomes an xgemv.nn.QuantizedLinear packed from them on the device, without a dense
-copy. The layers left dense, and the experts modules, are then served as quantize_(model,
-"dense") serves them.
+whose checkpoint tensors are quantized, and each experts module whose experts the checkpoint
+holds quantized one by one, becomes a placeholder holding those tensors as they are stored
+(renamed `ckpt_<name>` so that the loader keeps their dtypes and no converter of the model takes
+them). After loading, each placeholder's tensors are read into plain codes (QWeight.from_codes'
+inputs) and packed on the device, without a dense copy: an xgemv.nn.QuantizedLinear, or an
+xgemv.nn.Experts with gate and up stacked. The layers left dense, and dense experts, are then
+served as quantize_(model, "dense") serves them.
 """
+import dataclasses
 import json
 import re
 
@@ -23,18 +26,20 @@ from transformers.quantizers import HfQuantizer, register_quantization_config, r
 from transformers.utils.quantization_config import QuantizationConfigMixin
 
 from . import checkpoint_formats as cf
-from .nn import QuantizedLinear
+from .moe import ExpertWeights
+from .nn import Experts, QuantizedLinear, experts_spec
 from .qweight import QFormat, QWeight
-from .quantize import quantize_
+from .quantize import _experts_modules, quantize_
 
 QUANT_METHOD = "xgemv"
 _PREFIX = "ckpt_"
 
 # safetensors' dtype names.
 _DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16,
-           "BF16": torch.bfloat16, "F8_E4M3": torch.float8_e4m3fn, "I64": torch.int64,
-           "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
-           "BOOL": torch.bool}
+           "BF16": torch.bfloat16, "F8_E4M3": torch.float8_e4m3fn, "F8_E5M2": torch.float8_e5m2,
+           "F8_E8M0": torch.float8_e8m0fnu, "I64": torch.int64, "I32": torch.int32,
+           "I16": torch.int16, "I8": torch.int8, "U64": torch.uint64, "U32": torch.uint32,
+           "U16": torch.uint16, "U8": torch.uint8, "BOOL": torch.bool}
 
 
 def _headers(files):
@@ -45,8 +50,12 @@ def _headers(files):
             size = int.from_bytes(file.read(8), "little")
             header = json.loads(file.read(size))
         for key, entry in header.items():
-            if key != "__metadata__":
-                tensors[key] = (tuple(entry["shape"]), _DTYPES[entry["dtype"]])
+            if key == "__metadata__":
+                continue
+            if entry["dtype"] not in _DTYPES:
+                raise ValueError(f"xgemv: checkpoint tensor {key} of safetensors dtype "
+                                 f"{entry['dtype']}, which xgemv does not read")
+            tensors[key] = (tuple(entry["shape"]), _DTYPES[entry["dtype"]])
     return tensors
 
 
@@ -67,9 +76,64 @@ def _int4_groups(inputs, groups, what):
                      "xgemv takes whole groups of 32, 64 or 128 inputs (or one over the row)")
 
 
+@dataclasses.dataclass
+class _Codes:
+    """A weight as xgemv.QWeight.from_codes takes it: codes [out, in] in the packed input order
+    (4-bit values 0..15, int8, or e4m3), scales, int4 zero points (None: 8) and the
+    permutation of activation-ordered groups."""
+    qformat: QFormat
+    codes: torch.Tensor
+    scales: torch.Tensor
+    zeros: torch.Tensor = None
+    permutation: torch.Tensor = None
+
+    def pack(self):
+        return QWeight.from_codes(self.qformat, self.codes, self.scales, self.zeros,
+                                  self.permutation)
+
+
+def _int4_codes(name, codes, scales, zeros, g_idx):
+    """codes uint8 [out, in] and g_idx [in] (or None) in the checkpoint's input order, scales
+    [out, groups], zeros uint8 [out, groups] (z; None: 8) -> _Codes."""
+    inputs, groups = codes.shape[1], scales.shape[1]
+    group_size = _int4_groups(inputs, groups, name)
+    if groups == 1:  # one group over the row: groups sharing its scale and zero point
+        scales = scales.repeat(1, inputs // group_size)
+        zeros = None if zeros is None else zeros.repeat(1, inputs // group_size)
+        g_idx = None
+    permutation = None
+    if g_idx is not None:
+        g_idx = g_idx.long()
+        if not torch.equal(g_idx, torch.arange(inputs, device=g_idx.device) // group_size):
+            # Activation order: the inputs sorted by group, each group whole.
+            if not bool((torch.bincount(g_idx, minlength=groups) == group_size).all()):
+                raise ValueError(f"xgemv: {name}: activation-ordered groups of unequal sizes")
+            order = torch.argsort(g_idx, stable=True)
+            codes, permutation = codes[:, order], order.to(torch.int32)
+    return _Codes(QFormat("int4", group_size, zeros is not None), codes.contiguous(),
+                  scales.contiguous(), None if zeros is None else zeros.contiguous(),
+                  permutation)
+
+
+def _common_zero_points(weights):
+    """The int4 weights of one packing (a layer, the halves and experts of one projection) with
+    one format: zero points for all where any has them, none where all are 8."""
+    if weights[0].qformat.kind != "int4":
+        return weights
+    zeros = [w.zeros for w in weights]
+    keep = any(z is not None and not bool((z == 8).all()) for z in zeros)
+    result = []
+    for w, z in zip(weights, zeros):
+        if keep and z is None:
+            z = torch.full_like(w.scales, 8, dtype=torch.uint8)
+        result.append(dataclasses.replace(
+            w, qformat=QFormat("int4", w.qformat.group_size, keep), zeros=z if keep else None))
+    return result
+
+
 class _Gptq:
-    """GPTQ (4 bits): qweight, qzeros, scales, g_idx; zeros stored minus one unless the
-    checkpoint_format is "gptq_v2"."""
+    """GPTQ (4 bits): qweight int32 [in/8, out], qzeros int32 [groups, out/8] (z - 1 unless the
+    checkpoint_format is "gptq_v2"), scales [groups, out], g_idx [in]."""
     markers = ("qweight",)
 
     def __init__(self, config):
@@ -77,32 +141,24 @@ class _Gptq:
             raise ValueError(f"xgemv: GPTQ checkpoints of {config.get('bits')} bits; xgemv reads "
                              "4-bit GPTQ")
         self.zeros_minus_one = config.get("checkpoint_format", "gptq") != "gptq_v2"
-        self.symmetric = bool(config.get("sym", True))
 
-    def build(self, name, tensors):
-        qweight, qzeros, scales = tensors["qweight"], tensors.get("qzeros"), tensors["scales"]
-        g_idx = tensors.get("g_idx")
-        inputs = qweight.shape[0] * 8
-        group_size = _int4_groups(inputs, scales.shape[0], name)
-        if scales.shape[0] == 1:  # one group over the row
-            repeats = inputs // group_size
-            scales, g_idx = scales.repeat(repeats, 1), None
-            qzeros = None if qzeros is None else qzeros.repeat(repeats, 1)
-        if qzeros is not None:
-            stored = cf.unpack_nibbles(qzeros, 1)
-            if self.zeros_minus_one and bool((stored == 15).any()):
-                # The public readers take a stored 15 as the zero point 16, which 4-bit zero
-                # points cannot hold.
-                raise ValueError(f"xgemv: GPTQ layer {name} has a zero point of 16 (stored as 15 "
-                                 "minus one), outside xgemv's 4-bit zero points")
-            zeros = (stored + 1) & 0xF if self.zeros_minus_one else stored
-            if self.symmetric and bool((zeros == 8).all()):
-                qzeros = None  # w = (q - 8) s: the symmetric format, without zero points
-        return QWeight.from_gptq(qweight, qzeros, scales, g_idx, self.zeros_minus_one)
+    def codes(self, name, tensors):
+        zeros = tensors.get("qzeros")
+        if zeros is not None:
+            zeros = cf.unpack_nibbles(zeros, 1).t()
+            if self.zeros_minus_one:
+                if bool((zeros == 15).any()):
+                    # A stored 15 is the zero point 16 to the public readers: not a 4-bit value.
+                    raise ValueError(f"xgemv: GPTQ layer {name} has a zero point of 16 (stored "
+                                     "as 15 minus one), outside xgemv's 4-bit zero points")
+                zeros = zeros + 1
+        return _int4_codes(name, cf.unpack_nibbles(tensors["qweight"], 0).t(),
+                           tensors["scales"].t(), zeros, tensors.get("g_idx"))
 
 
 class _Awq:
-    """AWQ, GEMM packing (4 bits): qweight, qzeros, scales."""
+    """AWQ, GEMM packing (4 bits): qweight int32 [in, out/8] and qzeros [groups, out/8] in AWQ's
+    nibble order, scales [groups, out]."""
     markers = ("qweight",)
 
     def __init__(self, config):
@@ -111,25 +167,43 @@ class _Awq:
         version = str(config.get("version", "gemm")).lower()
         if version != "gemm":
             raise ValueError(f"xgemv: AWQ's {version!r} packing; xgemv reads the GEMM packing")
+        if not config.get("zero_point", True):
+            raise ValueError("xgemv: AWQ without zero points; xgemv reads AWQ's GEMM packing, "
+                             "which has them")
 
-    def build(self, name, tensors):
-        _int4_groups(tensors["qweight"].shape[0], tensors["scales"].shape[0], name)
-        return QWeight.from_awq(tensors["qweight"], tensors["qzeros"], tensors["scales"])
+    def codes(self, name, tensors):
+        return _int4_codes(name, cf.awq_codes(tensors["qweight"]).t(), tensors["scales"].t(),
+                           cf.awq_codes(tensors["qzeros"]).t(), None)
+
+
+def _per_output(scale, outputs):
+    """A scale per output [out, 1] from one per output or one for the tensor."""
+    return scale.reshape(1, 1).expand(outputs, 1) if scale.numel() == 1 else \
+        scale.reshape(outputs, 1)
 
 
 class _BlockFp8:
     """transformers' fine-grained FP8 (DeepSeek-V3's): weight e4m3 [out, in], weight_scale_inv
-    fp32 [ceil(out/128), ceil(in/128)], w = q * scale_inv of the weight's 128 x 128 block."""
+    [ceil(out/128), ceil(in/128)] (fp32, or e8m0 powers of two), w = q * scale_inv of the
+    weight's 128 x 128 block; without weight_block_size one scale for the tensor."""
     markers = ("weight_scale_inv",)
 
     def __init__(self, config):
-        block = list(config.get("weight_block_size") or [128, 128])
-        if block != [128, 128]:
-            raise ValueError(f"xgemv: FP8 blocks of {block}; xgemv's fp8-block format has "
+        block = config.get("weight_block_size")
+        if block is not None and list(block) != [128, 128]:
+            raise ValueError(f"xgemv: FP8 blocks of {list(block)}; xgemv's fp8-block format has "
                              "128 x 128 blocks")
 
-    def build(self, name, tensors):
-        return QWeight.from_codes("fp8-block", tensors["weight"], tensors["weight_scale_inv"])
+    def codes(self, name, tensors):
+        weight, scale = tensors["weight"], tensors["weight_scale_inv"]
+        if weight.dtype != torch.float8_e4m3fn:
+            raise ValueError(f"xgemv: FP8 layer {name} of {weight.dtype} weights; xgemv reads "
+                             "e4m3")
+        if scale.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+            scale = scale.float()  # e8m0: powers of two, exact in fp32
+        if scale.numel() == 1:
+            return _Codes(QFormat("fp8"), weight, _per_output(scale, weight.shape[0]))
+        return _Codes(QFormat("fp8-block"), weight, scale)
 
 
 class _CompressedTensors:
@@ -146,7 +220,7 @@ class _CompressedTensors:
     def __init__(self, config):
         pass
 
-    def build(self, name, tensors):
+    def codes(self, name, tensors):
         if "weight_packed" in tensors:
             return self._int4(name, tensors)
         weight, scale = tensors["weight"], tensors["weight_scale"]
@@ -156,13 +230,11 @@ class _CompressedTensors:
                              f"{' with zero points' if 'weight_zero_point' in tensors else ''}; "
                              "xgemv reads symmetric int8 and e4m3 weights")
         outputs, inputs = weight.shape
-        if scale.numel() == 1:  # one scale for the tensor: the same for every output
-            scale = scale.reshape(1, 1).expand(outputs, 1)
-        if scale.numel() == outputs:
-            return QWeight.from_codes(kinds[weight.dtype], weight, scale.reshape(outputs, 1))
+        if scale.numel() in (1, outputs):
+            return _Codes(QFormat(kinds[weight.dtype]), weight, _per_output(scale, outputs))
         if kinds[weight.dtype] == "fp8" and tuple(scale.shape) == (-(-outputs // 128),
                                                                   -(-inputs // 128)):
-            return QWeight.from_codes("fp8-block", weight, scale)
+            return _Codes(QFormat("fp8-block"), weight, scale)
         raise ValueError(f"xgemv: compressed-tensors layer {name}: scales of shape "
                          f"{tuple(scale.shape)}; xgemv's 8-bit formats have a scale per output "
                          "or (e4m3) per 128 x 128 block")
@@ -172,31 +244,16 @@ class _CompressedTensors:
         shape = tensors.get("weight_shape")
         outputs, inputs = ((int(shape[0]), int(shape[1])) if shape is not None else
                            (packed.shape[0], packed.shape[1] * 8))
-        codes = cf.unpack_nibbles(packed, 1)[:, :inputs].contiguous()
-        groups = scale.shape[1]
-        group_size = _int4_groups(inputs, groups, name)
+        if tuple(packed.shape) != (outputs, -(-inputs // 8)):
+            raise ValueError(f"xgemv: compressed-tensors layer {name}: weight_packed of shape "
+                             f"{tuple(packed.shape)} for {outputs} x {inputs} weights; xgemv "
+                             "reads 4-bit packing (8 values an int32)")
         zeros = tensors.get("weight_zero_point")
         if zeros is not None:
             zeros = (cf.unpack_nibbles(zeros, 0)[:outputs] if zeros.dtype == torch.int32 else
                      (zeros.to(torch.int16) + 8).to(torch.uint8))
-            if bool((zeros == 8).all()):
-                zeros = None  # z = 0: the symmetric format
-        if groups == 1:  # a scale per output: groups sharing it
-            scale = scale.repeat(1, inputs // group_size)
-            zeros = None if zeros is None else zeros.repeat(1, inputs // group_size)
-        permutation = None
-        g_idx = tensors.get("weight_g_idx")
-        if groups > 1 and g_idx is not None:
-            g_idx = g_idx.long()
-            if not torch.equal(g_idx, torch.arange(inputs, device=g_idx.device) // group_size):
-                # Activation order: the inputs sorted by group, each group whole and in order.
-                if not bool((torch.bincount(g_idx, minlength=groups) == group_size).all()):
-                    raise ValueError(f"xgemv: compressed-tensors layer {name}: groups of "
-                                     "unequal sizes in weight_g_idx")
-                order = torch.argsort(g_idx, stable=True)
-                codes, permutation = codes[:, order].contiguous(), order.to(torch.int32)
-        return QWeight.from_codes(QFormat("int4", group_size, zeros is not None), codes,
-                                  scale.contiguous(), zeros, permutation)
+        return _int4_codes(name, cf.unpack_nibbles(packed, 1)[:, :inputs], scale, zeros,
+                           tensors.get("weight_g_idx"))
 
 
 def _reader(config):
@@ -213,7 +270,7 @@ def _reader(config):
 class _Placeholder(torch.nn.Module):
     """A quantized linear layer's checkpoint tensors, until they are packed."""
 
-    def __init__(self, in_features, out_features, tensors):
+    def __init__(self, tensors, in_features=None, out_features=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         for name, (shape, dtype) in tensors.items():
@@ -225,18 +282,128 @@ class _Placeholder(torch.nn.Module):
                 for name, parameter in self.named_parameters()}
 
 
+# The names checkpoints give an expert's projections (Mixtral's w1, w3, w2 too).
+_EXPERT_PROJECTIONS = {"gate": ("gate_proj", "w1"), "up": ("up_proj", "w3"),
+                       "down": ("down_proj", "w2")}
+
+
+class _ExpertsPlaceholder(torch.nn.Module):
+    """A mixture's experts quantized one by one in the checkpoint: their tensors under
+    `<e>.<projection>`, until they are packed into xgemv experts. `template` is the model's own
+    experts module (its activation and shapes; not a submodule)."""
+
+    def __init__(self, template, tensors, names):
+        super().__init__()
+        self.__dict__["template"] = template
+        self.names = names  # role ("gate", "up", "down") -> the checkpoint's projection name
+        for expert, projections in enumerate(tensors):
+            holder = torch.nn.Module()
+            for projection, specs in projections.items():
+                holder.add_module(projection, _Placeholder(specs))
+            self.add_module(str(expert), holder)
+
+    def projection_codes(self, reader, name, device):
+        """Per role, the experts' _Codes (gate and up stacked as the template's gate_up is)."""
+        def codes(expert, role):
+            projection = self.names[role]
+            tensors = getattr(getattr(self, str(expert)), projection).checkpoint_tensors(device)
+            return reader.codes(f"{name}.{expert}.{projection}", tensors)
+        count = len(self._modules)
+        gate_up, down = [], []
+        for expert in range(count):
+            halves = _common_zero_points([codes(expert, "gate"), codes(expert, "up")])
+            gate_up.append(_stacked_halves(f"{name}.{expert}", *halves))
+            down.append(codes(expert, "down"))
+        for role, weights in (("gate/up", gate_up), ("down", down)):
+            if any(w.permutation is not None for w in weights):
+                raise ValueError(f"xgemv: {name}: activation-ordered experts ({role}); xgemv's "
+                                 "experts take the inputs in order")
+        return _common_zero_points(gate_up), _common_zero_points(down)
+
+
+def _stacked_halves(name, gate, up):
+    """One weight of the gate rows, then the up rows (an experts module's gate_up_proj)."""
+    if gate.qformat != up.qformat or gate.permutation is not None or up.permutation is not None:
+        raise ValueError(f"xgemv: {name}: gate and up in different formats or orders")
+    if gate.qformat.kind == "fp8-block" and gate.codes.shape[0] % 128:
+        raise ValueError(f"xgemv: {name}: fp8 blocks across the gate and up halves "
+                         f"({gate.codes.shape[0]} rows a half, not a multiple of 128)")
+    def cat(a, b):
+        return None if a is None else torch.cat([a, b])
+    return _Codes(gate.qformat, cat(gate.codes, up.codes), cat(gate.scales, up.scales),
+                  cat(gate.zeros, up.zeros))
+
+
+def _served_experts(template, gate_up, down):
+    """xgemv.nn.Experts of packed experts (lists of QWeight, one per expert) with the template's
+    activation."""
+    spec = experts_spec(template)
+    if spec["gate_up_bias"] is not None or spec["down_bias"] is not None:
+        raise ValueError(f"xgemv: quantized {type(template).__name__} with biases")
+
+    def stacked(weights):
+        first = weights[0]
+        result = ExpertWeights(qformat=first.format, outputs=first.outputs, inputs=first.inputs,
+                               scale_dtype=first.scale_dtype, storage=torch.empty(
+                                   (len(weights), first.storage.numel()), dtype=torch.uint8,
+                                   device=first.device))
+        for expert, weight in enumerate(weights):
+            result.storage[expert].copy_(weight.storage)
+        return result
+    return Experts(stacked(gate_up), stacked(down), spec["activation"], spec["alpha"],
+                   spec["limit"])
+
+
+def _module_space(model, headers):
+    """The checkpoint's keys as the model's modules name them (the model's own renamings, e.g.
+    Mixtral's block_sparse_moe -> mlp)."""
+    try:
+        from transformers.conversion_mapping import get_model_conversion_mapping
+        from transformers.core_model_loading import rename_source_key
+        renamings = [t for t in get_model_conversion_mapping(model)
+                     if isinstance(t, WeightRenaming)]
+    except ImportError:
+        return headers
+    if not renamings:
+        return headers
+    return {rename_source_key(key, renamings, [])[0]: value for key, value in headers.items()}
+
+
+def _tensors_under(headers, prefix):
+    prefix += "."
+    return {key[len(prefix):]: value for key, value in headers.items()
+            if key.startswith(prefix) and "." not in key[len(prefix):]}
+
+
 def _quantized_layers(model, headers, reader):
-    """(parent, attribute, name, layer, {tensor: (shape, dtype)}) of every torch.nn.Linear whose
-    checkpoint tensors are quantized (one of the reader's marker tensors is among them)."""
+    """(parent, attribute, name, layer) of every torch.nn.Linear whose checkpoint tensors are
+    quantized (one of the reader's marker tensors is among them)."""
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             qualified = f"{name}.{child_name}" if name else child_name
             if (type(child) is torch.nn.Linear and
                     any(f"{qualified}.{marker}" in headers for marker in reader.markers)):
-                prefix = qualified + "."
-                tensors = {key[len(prefix):]: value for key, value in headers.items()
-                           if key.startswith(prefix) and "." not in key[len(prefix):]}
-                yield module, child_name, qualified, child, tensors
+                yield module, child_name, qualified, child
+
+
+def _quantized_experts(model, headers, reader):
+    """(parent, attribute, name, module, per-expert tensors, projection names) of every experts
+    module whose experts the checkpoint holds quantized one by one."""
+    for parent, attribute, name, module in _experts_modules(model, None):
+        count = module.gate_up_proj.shape[0]
+        names = {}
+        for role, candidates in _EXPERT_PROJECTIONS.items():
+            for candidate in candidates:
+                if any(f"{name}.0.{candidate}.{m}" in headers for m in reader.markers):
+                    names[role] = candidate
+        if not names:
+            continue
+        if len(names) != 3:
+            raise ValueError(f"xgemv: {name}: quantized experts without gate, up and down "
+                             "projections")
+        tensors = [{p: _tensors_under(headers, f"{name}.{e}.{p}") for p in names.values()}
+                   for e in range(count)]
+        yield parent, attribute, name, module, tensors, names
 
 
 @register_quantization_config(QUANT_METHOD)
@@ -260,7 +427,7 @@ class XgemvQuantizer(HfQuantizer):
 
     def __init__(self, quantization_config, **kwargs):
         super().__init__(quantization_config, **kwargs)
-        self.layers = []
+        self.layers, self.experts, self.reader = [], [], None
 
     def _device(self):
         device = self.quantization_config.device
@@ -272,33 +439,44 @@ class XgemvQuantizer(HfQuantizer):
         config = self.quantization_config
         if not self.pre_quantized or config.checkpoint is None:
             return model
-        reader = _reader(config.checkpoint)
-        headers = _headers(checkpoint_files or [])
-        for parent, attribute, name, layer, tensors in _quantized_layers(model, headers, reader):
+        self.reader = reader = _reader(config.checkpoint)
+        headers = _module_space(model, _headers(checkpoint_files or []))
+        for parent, attribute, name, module, tensors, names in list(
+                _quantized_experts(model, headers, reader)):
             with torch.device("meta"):
-                setattr(parent, attribute,
-                        _Placeholder(layer.in_features, layer.out_features, tensors))
+                setattr(parent, attribute, _ExpertsPlaceholder(module, tensors, names))
+            self.experts.append(name)
+        for parent, attribute, name, layer in list(_quantized_layers(model, headers, reader)):
+            with torch.device("meta"):
+                setattr(parent, attribute, _Placeholder(_tensors_under(headers, name),
+                                                        layer.in_features, layer.out_features))
             self.layers.append(name)
-        # Quantized tensors of no linear layer (a mixture's experts stored per expert, say)
-        # would leave their module's weights uninitialised: refused, by name.
-        served = set(self.layers)
-        left = sorted(key for key in headers if key.rpartition(".")[2] in reader.markers and
-                      key.rpartition(".")[0] not in served)
+        # Quantized tensors no placeholder takes would leave their module's weights
+        # uninitialised: refused, by name.
+        holders = self.layers + [f"{name}.{e}.{p}" for name in self.experts
+                                 for e, expert in model.get_submodule(name)._modules.items()
+                                 for p in expert._modules]
+        left = sorted(set(key for key in headers if key.rpartition(".")[2] in reader.markers) -
+                      {f"{h}.{m}" for h in holders for m in reader.markers})
         if left:
             raise ValueError(f"xgemv: {len(left)} quantized tensors of the checkpoint belong to no "
-                             f"linear layer of the model, e.g. {left[0]}; xgemv reads quantized "
-                             "linear layers, not quantized experts")
-        self.reader = reader
+                             f"linear layer or experts module of the model, e.g. {left[0]}")
         return model
 
     def update_weight_conversions(self, weight_conversions):
-        if not self.layers:
+        if not self.layers and not self.experts:
             return weight_conversions
-        # A renamed tensor keeps its checkpoint dtype (fp16 scales stay fp16 in a bf16 model).
-        layers = "|".join(re.escape(name) for name in self.layers)
-        renaming = WeightRenaming(source_patterns=rf"^((?:{layers})\.)(?=[A-Za-z_0-9]+$)",
+        # The placeholders' tensors renamed (after the model's own renamings): a renamed tensor
+        # keeps its checkpoint dtype (fp16 scales stay fp16 in a bf16 model), and no converter
+        # of the model takes them.
+        names = [re.escape(name) for name in self.layers]
+        names += [rf"{re.escape(name)}\.\d+\.\w+" for name in self.experts]
+        renaming = WeightRenaming(source_patterns=rf"^((?:{'|'.join(names)})\.)(?=\w+$)",
                                   target_patterns=rf"\1{_PREFIX}")
-        return [renaming] + list(weight_conversions)
+        conversions = list(weight_conversions)
+        last = max((i for i, t in enumerate(conversions) if isinstance(t, WeightRenaming)),
+                   default=-1)
+        return conversions[:last + 1] + [renaming] + conversions[last + 1:]
 
     def _process_model_after_weight_loading(self, model, **kwargs):
         device = self._device()
@@ -306,17 +484,23 @@ class XgemvQuantizer(HfQuantizer):
         for name in self.layers:
             parent_name, _, attribute = name.rpartition(".")
             parent = model.get_submodule(parent_name)
-            tensors = getattr(parent, attribute).checkpoint_tensors(device)
+            holder = getattr(parent, attribute)
+            tensors = holder.checkpoint_tensors(device)
             bias = tensors.pop("bias", None)
-            qweight = self.reader.build(name, tensors)
-            if (qweight.outputs, qweight.inputs) != (getattr(parent, attribute).out_features,
-                                                     getattr(parent, attribute).in_features):
+            qweight = _common_zero_points([self.reader.codes(name, tensors)])[0].pack()
+            if (qweight.outputs, qweight.inputs) != (holder.out_features, holder.in_features):
                 raise ValueError(f"xgemv: checkpoint layer {name} is {qweight.outputs} x "
-                                 f"{qweight.inputs}, the model's "
-                                 f"{getattr(parent, attribute).out_features} x "
-                                 f"{getattr(parent, attribute).in_features}")
+                                 f"{qweight.inputs}, the model's {holder.out_features} x "
+                                 f"{holder.in_features}")
             setattr(parent, attribute,
                     QuantizedLinear(qweight, None if bias is None else bias.to(dtype)))
+        for name in self.experts:
+            parent_name, _, attribute = name.rpartition(".")
+            parent = model.get_submodule(parent_name)
+            holder = getattr(parent, attribute)
+            gate_up, down = holder.projection_codes(self.reader, name, device)
+            setattr(parent, attribute, _served_experts(
+                holder.template, [w.pack() for w in gate_up], [w.pack() for w in down]))
         model.to(device)
         quantize_(model, self.quantization_config.format or "dense")
         return model
@@ -336,8 +520,9 @@ def from_pretrained(path, *, dtype=None, device=None, **kwargs):
     "dense") serves it; the model on `device` (default: the current CUDA device). A dense
     checkpoint loads as it is and is served the same way. Other keyword arguments go to
     AutoModelForCausalLM.from_pretrained (dtype defaults to the checkpoint's)."""
-    config = AutoConfig.from_pretrained(path, **{k: v for k, v in kwargs.items()
-                                                 if k in ("revision", "token", "cache_dir")})
+    config = AutoConfig.from_pretrained(path, **{
+        k: v for k, v in kwargs.items()
+        if k in ("revision", "token", "cache_dir", "subfolder", "trust_remote_code")})
     checkpoint = getattr(config, "quantization_config", None)
     if checkpoint is not None and not isinstance(checkpoint, dict):
         checkpoint = checkpoint.to_dict()

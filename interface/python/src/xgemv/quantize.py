@@ -17,7 +17,8 @@ def _linear_layers(model, filter_fn):
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             qualified = f"{name}.{child_name}" if name else child_name
-            if type(child) is torch.nn.Linear and (filter_fn is None or filter_fn(child, qualified)):
+            if type(child) is torch.nn.Linear and (filter_fn is None or
+                                                   filter_fn(child, qualified)):
                 yield module, child_name, qualified, child
 
 
@@ -54,16 +55,17 @@ def quantize_(model, qformat, *, filter_fn=None):
     """Replaces every torch.nn.Linear of model (those filter_fn(module, name) accepts) in place:
     "bf16", "fp16", "fp32" or "dense" give xgemv.nn.Linear, the first three with the whole model
     in that dtype first (model.to(dtype): its activations, norms and embeddings too, which the
-    layers' inputs must match; tied weights stay tied), "dense" with the weights as they are; "int4-g128", "int4-g128-zp", "int4-g64", "int4-g32" (and -zp), "int8",
-    "fp8" and "fp8-block" give xgemv.nn.QuantizedLinear, quantized by round to nearest on the
-    layer's CUDA device. The experts modules of Hugging Face MoE blocks become xgemv.nn.Experts,
-    dense (their weights as they are for "dense" and "fp32", else in the 16-bit dtype named) or
-    quantized in the format; the routers, shared experts and attention are linear layers as any. The replaced weights stop requiring grad (these are inference layers).
-    A layer whose weight is tied to another module's (an LM head tied to the embedding) is
-    quantized as a weight of its own, the other module keeping the dense one (the embedding's
-    lookup). A layer a quantized format cannot take (in_features not a multiple of the int4
-    group size), and experts xgemv does not compute, are left as they are, with a warning naming
-    them. Returns model."""
+    layers' inputs must match; tied weights stay tied), "dense" with the weights as they are;
+    "int4-g128", "int4-g128-zp", "int4-g64", "int4-g32" (and -zp), "int8", "fp8" and
+    "fp8-block" give xgemv.nn.QuantizedLinear, quantized by round to nearest on the layer's CUDA
+    device. The experts modules of Hugging Face MoE blocks become xgemv.nn.Experts, dense (their
+    weights as they are for "dense" and "fp32", else in the 16-bit dtype named) or quantized in
+    the format; the routers, shared experts and attention are linear layers as any. The replaced
+    weights stop requiring grad (these are inference layers). A layer whose weight is tied to
+    another module's (an LM head tied to the embedding) is quantized as a weight of its own, the
+    other module keeping the dense one (the embedding's lookup). A layer a quantized format
+    cannot take (in_features not a multiple of the int4 group size), and experts xgemv does not
+    compute, are left as they are, with a warning naming them. Returns model."""
     dense = qformat in DENSE_FORMATS
     fmt = None if dense else parse_format(qformat)
     if dense and DENSE_FORMATS[qformat] is not None:

@@ -133,7 +133,8 @@ class QWeight:
             raise ValueError(f"xgemv: a {self.format.name} weight of {outputs} x {inputs} needs a "
                              f"contiguous uint8 storage of {size} bytes")
         if storage.device.type != "cuda":
-            raise ValueError(f"xgemv: a quantized weight lives on a CUDA device, not {storage.device}")
+            raise ValueError("xgemv: a quantized weight lives on a CUDA device, not "
+                             f"{storage.device}")
         self.storage = storage
         # The library's weight objects on this storage, one per activation dtype (the storage
         # does not depend on it); made when first used.
