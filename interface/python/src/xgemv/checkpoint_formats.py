@@ -31,9 +31,10 @@ def pack_nibbles(values, dim):
 
 def unpack_nibbles(words, dim):
     """uint8 values 0..15 of int32 words along dim, 8 per word (the inverse of pack_nibbles)."""
-    moved = words.movedim(dim, -1).to(torch.int64) & 0xFFFFFFFF
-    nibbles = torch.stack([(moved >> shift) & 0xF for shift in _SHIFTS], dim=-1)
-    return nibbles.reshape(*moved.shape[:-1], moved.shape[-1] * 8).movedim(-1, dim).to(torch.uint8)
+    # int32 shifts sign-extend; the mask keeps the nibble (a byte per value, no wider copy).
+    moved = words.movedim(dim, -1).to(torch.int32)
+    nibbles = torch.stack([((moved >> shift) & 0xF).to(torch.uint8) for shift in _SHIFTS], dim=-1)
+    return nibbles.reshape(*moved.shape[:-1], moved.shape[-1] * 8).movedim(-1, dim)
 
 
 def _awq_permute(codes, inverse=False):
