@@ -369,24 +369,30 @@ def _module_space(model, headers):
     return {rename_source_key(key, renamings, [])[0]: value for key, value in headers.items()}
 
 
-def _tensors_under(headers, prefix):
-    prefix += "."
-    return {key[len(prefix):]: value for key, value in headers.items()
-            if key.startswith(prefix) and "." not in key[len(prefix):]}
+def _by_module(headers):
+    """{module name: {tensor name: (shape, dtype)}} of the checkpoint's keys."""
+    modules = {}
+    for key, value in headers.items():
+        module, _, tensor = key.rpartition(".")
+        modules.setdefault(module, {})[tensor] = value
+    return modules
 
 
-def _quantized_layers(model, headers, reader):
-    """(parent, attribute, name, layer) of every torch.nn.Linear whose checkpoint tensors are
-    quantized (one of the reader's marker tensors is among them)."""
+def _quantized(tensors, reader):
+    return tensors is not None and any(marker in tensors for marker in reader.markers)
+
+
+def _quantized_layers(model, modules, reader):
+    """(parent, attribute, name, layer) of every torch.nn.Linear whose checkpoint tensors
+    (modules: _by_module's) are quantized (one of the reader's marker tensors is among them)."""
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             qualified = f"{name}.{child_name}" if name else child_name
-            if (type(child) is torch.nn.Linear and
-                    any(f"{qualified}.{marker}" in headers for marker in reader.markers)):
+            if type(child) is torch.nn.Linear and _quantized(modules.get(qualified), reader):
                 yield module, child_name, qualified, child
 
 
-def _quantized_experts(model, headers, reader):
+def _quantized_experts(model, modules, reader):
     """(parent, attribute, name, module, per-expert tensors, projection names) of every experts
     module whose experts the checkpoint holds quantized one by one."""
     for parent, attribute, name, module in _experts_modules(model, None):
@@ -394,14 +400,14 @@ def _quantized_experts(model, headers, reader):
         names = {}
         for role, candidates in _EXPERT_PROJECTIONS.items():
             for candidate in candidates:
-                if any(f"{name}.0.{candidate}.{m}" in headers for m in reader.markers):
+                if _quantized(modules.get(f"{name}.0.{candidate}"), reader):
                     names[role] = candidate
         if not names:
             continue
         if len(names) != 3:
             raise ValueError(f"xgemv: {name}: quantized experts without gate, up and down "
                              "projections")
-        tensors = [{p: _tensors_under(headers, f"{name}.{e}.{p}") for p in names.values()}
+        tensors = [{p: modules.get(f"{name}.{e}.{p}", {}) for p in names.values()}
                    for e in range(count)]
         yield parent, attribute, name, module, tensors, names
 
@@ -440,24 +446,25 @@ class XgemvQuantizer(HfQuantizer):
         if not self.pre_quantized or config.checkpoint is None:
             return model
         self.reader = reader = _reader(config.checkpoint)
-        headers = _module_space(model, _headers(checkpoint_files or []))
+        modules = _by_module(_module_space(model, _headers(checkpoint_files or [])))
         for parent, attribute, name, module, tensors, names in list(
-                _quantized_experts(model, headers, reader)):
+                _quantized_experts(model, modules, reader)):
             with torch.device("meta"):
                 setattr(parent, attribute, _ExpertsPlaceholder(module, tensors, names))
             self.experts.append(name)
-        for parent, attribute, name, layer in list(_quantized_layers(model, headers, reader)):
+        for parent, attribute, name, layer in list(_quantized_layers(model, modules, reader)):
             with torch.device("meta"):
-                setattr(parent, attribute, _Placeholder(_tensors_under(headers, name),
-                                                        layer.in_features, layer.out_features))
+                setattr(parent, attribute, _Placeholder(modules[name], layer.in_features,
+                                                        layer.out_features))
             self.layers.append(name)
         # Quantized tensors no placeholder takes would leave their module's weights
         # uninitialised: refused, by name.
-        holders = self.layers + [f"{name}.{e}.{p}" for name in self.experts
-                                 for e, expert in model.get_submodule(name)._modules.items()
-                                 for p in expert._modules]
-        left = sorted(set(key for key in headers if key.rpartition(".")[2] in reader.markers) -
-                      {f"{h}.{m}" for h in holders for m in reader.markers})
+        holders = set(self.layers) | {f"{name}.{e}.{p}" for name in self.experts
+                                      for e, expert in model.get_submodule(name)._modules.items()
+                                      for p in expert._modules}
+        left = sorted(f"{module}.{next(m for m in reader.markers if m in tensors)}"
+                      for module, tensors in modules.items()
+                      if _quantized(tensors, reader) and module not in holders)
         if left:
             raise ValueError(f"xgemv: {len(left)} quantized tensors of the checkpoint belong to no "
                              f"linear layer or experts module of the model, e.g. {left[0]}")
