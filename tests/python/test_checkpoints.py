@@ -6,6 +6,7 @@ loaded model's logits must be those of the model built from the same weights, bi
 CUDA device (marker gpu) the layers are packed and computed by xgemv, their dequantized weights
 must be those weights exactly, and the logits within a bf16 model's rounding of them."""
 import json
+import warnings
 
 import pytest
 import torch
@@ -451,10 +452,16 @@ def _experts_of(model):
 @pytest.fixture
 def experts_on_the_host(on_the_host, monkeypatch):
     """on_the_host, and xgemv's experts as the model's own module on the dense weights."""
-    def served(template, gate_up, down):
-        for attribute, weights in (("gate_up_proj", gate_up), ("down_proj", down)):
-            setattr(template, attribute,
-                    torch.nn.Parameter(torch.stack([w.weight for w in weights]).to(BF16)))
+    def served(template, gate_up, down, gate_up_bias=None, down_bias=None):
+        for attribute, weights, bias in (("gate_up_proj", gate_up, gate_up_bias),
+                                         ("down_proj", down, down_bias)):
+            if not isinstance(weights, torch.Tensor):
+                weights = torch.stack([w.weight for w in weights])
+            if getattr(template, "is_transposed", False):  # gpt-oss: [E, in, out]
+                weights = weights.transpose(1, 2)
+            setattr(template, attribute, torch.nn.Parameter(weights.to(BF16).contiguous()))
+            if bias is not None:
+                setattr(template, f"{attribute}_bias", torch.nn.Parameter(bias))
         return template
     monkeypatch.setattr(checkpoints, "_served_experts", served)
     return on_the_host
@@ -547,6 +554,87 @@ def test_quantized_experts_checkpoint(tmp_path, moe_where, kind, fmt):
         assert isinstance(experts, xgemv.nn.Experts), name
         assert torch.equal(experts.gate_up.dequantize().cpu(), weights[name][0]), name
         assert torch.equal(experts.down.dequantize().cpu(), weights[name][1]), name
+    model, tokens = model.to("cuda"), tokens.to("cuda")
+    with torch.inference_mode():
+        expected, got = model(tokens).logits.float(), loaded(tokens).logits.float()
+    assert (got - expected).abs().max() <= 0.05 * expected.abs().max()
+
+
+
+def _mxfp4(outputs, inputs, seed, octaves):
+    """(blocks, scales, dense fp32 weight) of one projection of random MXFP4 weights, written
+    from the OCP MX definition: a 32-input block's codes in 16 bytes (element 2j in the low
+    nibble of byte j), e2m1 values, an e8m0 scale 2^(s - 127) a block, s in 127 - octaves .. 127."""
+    generator = torch.Generator().manual_seed(seed)
+    codes = torch.randint(0, 16, (outputs, inputs), generator=generator)
+    s = torch.randint(127 - octaves, 128, (outputs, inputs // 32), generator=generator)
+    blocks = (codes[:, 0::2] | (codes[:, 1::2] << 4)).to(torch.uint8).reshape(
+        outputs, inputs // 32, 16)
+    values = torch.tensor(checkpoints._E2M1)[codes]
+    dense = values * torch.pow(2.0, (s - 127).float()).repeat_interleave(32, dim=1)
+    return blocks, s.to(torch.uint8), dense
+
+
+@pytest.mark.parametrize("octaves", [10, 20])
+def test_mxfp4_experts_checkpoint(tmp_path, moe_where, octaves):
+    # gpt-oss's experts: exact as fp8 where an output's blocks lie within 14 octaves of one
+    # another, else dense (with a warning).
+    torch.manual_seed(9)
+    config = transformers.GptOssConfig(hidden_size=256, intermediate_size=128, head_dim=64,
+                                       num_hidden_layers=2, num_attention_heads=4,
+                                       num_key_value_heads=2, vocab_size=500,
+                                       num_local_experts=4, num_experts_per_tok=2)
+    model = transformers.AutoModelForCausalLM.from_config(config, dtype=BF16).eval()
+    tensors, weights, seed = {}, {}, 200
+    for name, experts in _experts_of(model).items():
+        count, hidden, rows = experts.gate_up_proj.shape  # gpt-oss: [E, in, out]
+        dense = {}
+        for projection, (outputs, inputs) in (("gate_up_proj", (rows, hidden)),
+                                              ("down_proj", (hidden, rows // 2))):
+            parts = []
+            for e in range(count):
+                seed += 1
+                parts.append(_mxfp4(outputs, inputs, seed, octaves))
+            tensors[f"{name}.{projection}_blocks"] = torch.stack([p[0] for p in parts])
+            tensors[f"{name}.{projection}_scales"] = torch.stack([p[1] for p in parts])
+            dense[projection] = torch.stack([p[2] for p in parts])
+        weights[name] = dense
+    state = {key: value for key, value in model.state_dict().items()
+             if not key.endswith(("experts.gate_up_proj", "experts.down_proj"))}
+    state.update(tensors)
+    safetensors_torch.save_file({k: v.contiguous() for k, v in state.items()},
+                                str(tmp_path / "model.safetensors"), metadata={"format": "pt"})
+    saved = model.config.to_dict()
+    saved["quantization_config"] = {"quant_method": "mxfp4",
+                                    "modules_to_not_convert": ["model.layers.*.self_attn",
+                                                               "model.layers.*.mlp.router",
+                                                               "model.embed_tokens", "lm_head"]}
+    saved["torch_dtype"] = "bfloat16"
+    (tmp_path / "config.json").write_text(json.dumps(saved))
+    with torch.no_grad():
+        for name, experts in _experts_of(model).items():
+            experts.gate_up_proj.copy_(weights[name]["gate_up_proj"].transpose(1, 2).to(BF16))
+            experts.down_proj.copy_(weights[name]["down_proj"].transpose(1, 2).to(BF16))
+    tokens = torch.randint(0, 500, (1, 6), generator=torch.Generator().manual_seed(3))
+    device = "cpu" if moe_where is not None else "cuda"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = xgemv.from_pretrained(str(tmp_path), device=device)
+    assert any("served dense" in str(w.message) for w in caught) == (octaves > 14)
+    if moe_where is not None:
+        for name, experts in _experts_of(loaded).items():
+            assert torch.equal(experts.gate_up_proj.float(),
+                               weights[name]["gate_up_proj"].transpose(1, 2).to(BF16).float())
+        with torch.inference_mode():
+            torch.testing.assert_close(loaded(tokens).logits, model(tokens).logits, rtol=0,
+                                       atol=0)
+        return
+    for name, experts in _experts_of(loaded).items():
+        assert isinstance(experts, xgemv.nn.Experts), name
+        assert (experts.gate_up.format is None) == (octaves > 14)
+        assert torch.equal(experts.gate_up.dequantize().cpu(),
+                           weights[name]["gate_up_proj"].to(
+                               torch.float32 if octaves <= 14 else BF16).float())
     model, tokens = model.to("cuda"), tokens.to("cuda")
     with torch.inference_mode():
         expected, got = model(tokens).logits.float(), loaded(tokens).logits.float()

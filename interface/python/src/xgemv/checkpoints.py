@@ -1,8 +1,8 @@
 """Quantized checkpoints in one call, through transformers' quantizer interface (quant_method
 "xgemv"):
 
-    model = xgemv.from_pretrained(path_or_id)           # a GPTQ, AWQ, compressed-tensors or
-                                                        # FP8-block checkpoint, as it is
+    model = xgemv.from_pretrained(path_or_id)           # a GPTQ, AWQ, compressed-tensors,
+                                                        # FP8-block or MXFP4 checkpoint
     model = AutoModelForCausalLM.from_pretrained(path_or_id,
         quantization_config=xgemv.XgemvConfig("int4-g128"))   # a dense one, quantized on load
 
@@ -18,6 +18,7 @@ served as quantize_(model, "dense") serves them.
 import dataclasses
 import json
 import re
+import warnings
 
 import torch
 from transformers import AutoConfig, AutoModelForCausalLM
@@ -260,7 +261,7 @@ def _reader(config):
     """The reader of a checkpoint's quantization_config (a dict)."""
     method = str(config.get("quant_method", "")).lower()
     readers = {"gptq": _Gptq, "awq": _Awq, "fp8": _BlockFp8,
-               "compressed-tensors": _CompressedTensors}
+               "compressed-tensors": _CompressedTensors, "mxfp4": _Mxfp4}
     if method not in readers:
         raise ValueError(f"xgemv: checkpoints quantized by {method!r} are not read; xgemv reads "
                          f"{', '.join(sorted(readers))}")
@@ -334,14 +335,16 @@ def _stacked_halves(name, gate, up):
                   cat(gate.zeros, up.zeros))
 
 
-def _served_experts(template, gate_up, down):
-    """xgemv.nn.Experts of packed experts (lists of QWeight, one per expert) with the template's
-    activation."""
+def _served_experts(template, gate_up, down, gate_up_bias=None, down_bias=None):
+    """xgemv.nn.Experts with the template's activation of gate_up and down, each a list of packed
+    experts (QWeight, one per expert) or a dense [E, out, in] tensor."""
     spec = experts_spec(template)
-    if spec["gate_up_bias"] is not None or spec["down_bias"] is not None:
-        raise ValueError(f"xgemv: quantized {type(template).__name__} with biases")
+    if spec["gate_up_bias"] is not None and gate_up_bias is None:
+        raise ValueError(f"xgemv: quantized {type(template).__name__} without their biases")
 
     def stacked(weights):
+        if isinstance(weights, torch.Tensor):
+            return ExpertWeights(weights)
         first = weights[0]
         result = ExpertWeights(qformat=first.format, outputs=first.outputs, inputs=first.inputs,
                                scale_dtype=first.scale_dtype, storage=torch.empty(
@@ -351,7 +354,59 @@ def _served_experts(template, gate_up, down):
             result.storage[expert].copy_(weight.storage)
         return result
     return Experts(stacked(gate_up), stacked(down), spec["activation"], spec["alpha"],
-                   spec["limit"])
+                   spec["limit"], gate_up_bias, down_bias)
+
+
+# e2m1 values of the 16 codes (MXFP4, NVFP4).
+_E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0)
+
+
+class _Mxfp4:
+    """MXFP4 experts (gpt-oss's, the OCP MX definition): `<experts>.<projection>_blocks` uint8
+    [E, out, in/32, 16], element 2j of a 32-input block in the low nibble of byte j and 2j + 1
+    in the high one, an e2m1 code each; `<projection>_scales` uint8 [E, out, in/32], the block's
+    e8m0 scale 2^(s - 127). Served exactly as fp8 (e4m3 codes, a power-of-two scale per output)
+    where an output's blocks lie within the e4m3 range of one another (14 octaves), else dense in
+    the activations' 16-bit dtype: xgemv has no MXFP4 kernels yet."""
+    markers = ("gate_up_proj_blocks", "down_proj_blocks")
+    stacked = True
+
+    def __init__(self, config):
+        pass
+
+    def projection(self, name, blocks, scales, dtype):
+        """A list of per-expert fp8 _Codes, or (not exact in fp8) the dense [E, out, in] tensor
+        in dtype."""
+        count, outputs, groups, width = blocks.shape
+        if width != 16 or tuple(scales.shape) != (count, outputs, groups):
+            raise ValueError(f"xgemv: MXFP4 {name}: blocks {tuple(blocks.shape)} and scales "
+                             f"{tuple(scales.shape)}, not [E, out, in/32, 16] and [E, out, in/32]")
+        table = torch.tensor(_E2M1, device=blocks.device)
+
+        def dense(expert):
+            """The expert's values [out, in] (fp32, exact) and its codes' nibbles."""
+            nibbles = torch.stack([blocks[expert] & 0xF, blocks[expert] >> 4], dim=-1)
+            values = table[nibbles.long()].reshape(outputs, groups, 32)
+            exponents = scales[expert].to(torch.int32) - 127  # [out, groups]
+            weights = torch.ldexp(values, exponents.unsqueeze(-1)).reshape(outputs, -1)
+            return weights, nibbles.reshape(outputs, groups, 32), exponents
+
+        codes = []
+        for expert in range(count):
+            weights, nibbles, exponents = dense(expert)
+            # The output's scale: its nonzero blocks' largest exponent, less 6 (the codes then
+            # reach at most 6 * 2^6 = 384 <= 448).
+            nonzero = (nibbles & 7).amax(dim=-1) > 0
+            top = torch.where(nonzero, exponents, torch.full_like(exponents, -127)).amax(dim=1)
+            scale = torch.ldexp(torch.ones(outputs, 1, device=blocks.device),
+                                (top - 6).unsqueeze(1))
+            q = (weights / scale).to(torch.float8_e4m3fn)
+            if not torch.equal(q.float() * scale, weights):
+                warnings.warn(f"xgemv: MXFP4 {name} spans more than e4m3's range within an "
+                              f"output; its experts are served dense in {dtype}", stacklevel=2)
+                return torch.stack([dense(e)[0].to(dtype) for e in range(count)])
+            codes.append(_Codes(QFormat("fp8"), q, scale))
+        return codes
 
 
 def _module_space(model, headers):
@@ -433,7 +488,7 @@ class XgemvQuantizer(HfQuantizer):
 
     def __init__(self, quantization_config, **kwargs):
         super().__init__(quantization_config, **kwargs)
-        self.layers, self.experts, self.reader = [], [], None
+        self.layers, self.experts, self.stacked, self.reader = [], [], [], None
 
     def _device(self):
         device = self.quantization_config.device
@@ -447,6 +502,14 @@ class XgemvQuantizer(HfQuantizer):
             return model
         self.reader = reader = _reader(config.checkpoint)
         modules = _by_module(_module_space(model, _headers(checkpoint_files or [])))
+        for parent, attribute, name, module in list(_experts_modules(model, None)):
+            if getattr(reader, "stacked", False) and _quantized(modules.get(name), reader):
+                # Experts stacked in the checkpoint as in the model (MXFP4's).
+                with torch.device("meta"):
+                    holder = _Placeholder(modules[name])
+                holder.__dict__["template"] = module  # not a submodule
+                setattr(parent, attribute, holder)
+                self.stacked.append(name)
         for parent, attribute, name, module, tensors, names in list(
                 _quantized_experts(model, modules, reader)):
             with torch.device("meta"):
@@ -459,7 +522,7 @@ class XgemvQuantizer(HfQuantizer):
             self.layers.append(name)
         # Quantized tensors no placeholder takes would leave their module's weights
         # uninitialised: refused, by name.
-        holders = set(self.layers) | {f"{name}.{e}.{p}" for name in self.experts
+        holders = set(self.layers + self.stacked) | {f"{name}.{e}.{p}" for name in self.experts
                                       for e, expert in model.get_submodule(name)._modules.items()
                                       for p in expert._modules}
         left = sorted(f"{module}.{next(m for m in reader.markers if m in tensors)}"
@@ -471,12 +534,12 @@ class XgemvQuantizer(HfQuantizer):
         return model
 
     def update_weight_conversions(self, weight_conversions):
-        if not self.layers and not self.experts:
+        if not self.layers and not self.experts and not self.stacked:
             return weight_conversions
         # The placeholders' tensors renamed (after the model's own renamings): a renamed tensor
         # keeps its checkpoint dtype (fp16 scales stay fp16 in a bf16 model), and no converter
         # of the model takes them.
-        names = [re.escape(name) for name in self.layers]
+        names = [re.escape(name) for name in self.layers + self.stacked]
         names += [rf"{re.escape(name)}\.\d+\.\w+" for name in self.experts]
         renaming = WeightRenaming(source_patterns=rf"^((?:{'|'.join(names)})\.)(?=\w+$)",
                                   target_patterns=rf"\1{_PREFIX}")
@@ -508,6 +571,21 @@ class XgemvQuantizer(HfQuantizer):
             gate_up, down = holder.projection_codes(self.reader, name, device)
             setattr(parent, attribute, _served_experts(
                 holder.template, [w.pack() for w in gate_up], [w.pack() for w in down]))
+        for name in self.stacked:
+            parent_name, _, attribute = name.rpartition(".")
+            parent = model.get_submodule(parent_name)
+            holder = getattr(parent, attribute)
+            tensors = holder.checkpoint_tensors(device)
+            weights, biases = [], []
+            for projection in ("gate_up_proj", "down_proj"):
+                experts = self.reader.projection(f"{name}.{projection}",
+                                                 tensors[f"{projection}_blocks"],
+                                                 tensors[f"{projection}_scales"], dtype)
+                weights.append(experts if isinstance(experts, torch.Tensor) else
+                               [w.pack() for w in experts])
+                bias = tensors.get(f"{projection}_bias")
+                biases.append(None if bias is None else bias.to(dtype))
+            setattr(parent, attribute, _served_experts(holder.template, *weights, *biases))
         model.to(device)
         quantize_(model, self.quantization_config.format or "dense")
         return model
@@ -522,11 +600,11 @@ class XgemvQuantizer(HfQuantizer):
 
 def from_pretrained(path, *, dtype=None, device=None, **kwargs):
     """A quantized checkpoint (a directory or a Hub id) as an xgemv model: its config's
-    quantization_config (GPTQ, AWQ, compressed-tensors, FP8 blocks) read, its quantized layers
-    packed from the checkpoint's tensors as they are, the rest served as quantize_(model,
-    "dense") serves it; the model on `device` (default: the current CUDA device). A dense
-    checkpoint loads as it is and is served the same way. Other keyword arguments go to
-    AutoModelForCausalLM.from_pretrained (dtype defaults to the checkpoint's)."""
+    quantization_config (GPTQ, AWQ, compressed-tensors, FP8 blocks, MXFP4 experts) read, its
+    quantized layers packed from the checkpoint's tensors as they are, the rest served as
+    quantize_(model, "dense") serves it; the model on `device` (default: the current CUDA
+    device). A dense checkpoint loads as it is and is served the same way. Other keyword
+    arguments go to AutoModelForCausalLM.from_pretrained (dtype defaults to the checkpoint's)."""
     config = AutoConfig.from_pretrained(path, **{
         k: v for k, v in kwargs.items()
         if k in ("revision", "token", "cache_dir", "subfolder", "trust_remote_code")})
