@@ -285,6 +285,9 @@ def test_a_gptq_group_over_the_whole_row(tmp_path, where):
      "without zero points"),
     ({"quant_method": "fp8", "weight_block_size": [64, 64]}, 128, "blocks of \\[64, 64\\]"),
     ({"quant_method": "bitsandbytes"}, 128, "quantized by 'bitsandbytes' are not read"),
+    ({"quant_method": "modelopt", "quant_algo": "NVFP4"}, 128, "ModelOpt NVFP4 checkpoints"),
+    ({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized"}, 128,
+     "'nvfp4-pack-quantized' weights; xgemv has no FP4 kernels yet"),
 ])
 def test_checkpoints_xgemv_cannot_read_are_refused_by_name(tmp_path, on_the_host,
                                                            quantization_config, group, words):
@@ -363,6 +366,23 @@ def test_compressed_tensors_pack_quantized(tmp_path, where, strategy, symmetric,
         {"num_bits": 4, "type": "int", "symmetric": symmetric, "strategy": strategy,
          "group_size": group if strategy == "group" else None, "actorder": actorder},
         "pack-quantized"))
+    _reference_and_check(model, weights, tmp_path, where)
+
+
+def test_modelopt_fp8_checkpoint(tmp_path, where):
+    # NVIDIA ModelOpt's FP8: e4m3 weights, an fp32 weight_scale (and input_scale) a tensor.
+    model = _tiny_model("llama")
+    tensors, weights = {}, {}
+    for index, (name, layer) in enumerate(_layers(model).items()):
+        generator = torch.Generator().manual_seed(60 + index)
+        q = (torch.randn(*layer.weight.shape, generator=generator) * 100).clamp(-448, 448).to(
+            torch.float8_e4m3fn)
+        scale = torch.rand((), generator=generator) / 100
+        tensors.update({f"{name}.weight": q, f"{name}.weight_scale": scale,
+                        f"{name}.input_scale": torch.tensor(1.0)})
+        weights[name] = q.float() * scale
+    _save(tmp_path, model, tensors, {"quant_method": "modelopt", "quant_algo": "FP8",
+                                     "kv_cache_quant_algo": None})
     _reference_and_check(model, weights, tmp_path, where)
 
 

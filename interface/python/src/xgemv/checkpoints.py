@@ -219,7 +219,12 @@ class _CompressedTensors:
     markers = ("weight_packed", "weight_scale")
 
     def __init__(self, config):
-        pass
+        formats = [config.get("format")] + [group.get("format") for group in
+                                            (config.get("config_groups") or {}).values()]
+        fp4 = [f for f in formats if f and "fp4" in str(f)]
+        if fp4:
+            raise ValueError(f"xgemv: compressed-tensors {fp4[0]!r} weights; xgemv has no FP4 "
+                             "kernels yet")
 
     def codes(self, name, tensors):
         if "weight_packed" in tensors:
@@ -257,11 +262,32 @@ class _CompressedTensors:
                            tensors.get("weight_g_idx"))
 
 
+class _ModelOpt:
+    """NVIDIA ModelOpt's FP8 checkpoints (quant_algo "FP8"): weight e4m3 [out, in] and a
+    weight_scale for the tensor (input_scale, for FP8 activations, is not used)."""
+    markers = ("weight_scale",)
+
+    def __init__(self, config):
+        algorithm = str(config.get("quant_algo", "")).upper()
+        if algorithm != "FP8":
+            raise ValueError(f"xgemv: ModelOpt {algorithm or 'unnamed'} checkpoints; xgemv reads "
+                             "ModelOpt's FP8 (it has no FP4 kernels yet)")
+
+    def codes(self, name, tensors):
+        weight, scale = tensors["weight"], tensors["weight_scale"]
+        if weight.dtype != torch.float8_e4m3fn or scale.numel() not in (1, weight.shape[0]):
+            raise ValueError(f"xgemv: ModelOpt layer {name}: {weight.dtype} weights with scales "
+                             f"of shape {tuple(scale.shape)}; xgemv reads e4m3 weights with a "
+                             "scale per tensor or output")
+        return _Codes(QFormat("fp8"), weight, _per_output(scale, weight.shape[0]))
+
+
 def _reader(config):
     """The reader of a checkpoint's quantization_config (a dict)."""
     method = str(config.get("quant_method", "")).lower()
     readers = {"gptq": _Gptq, "awq": _Awq, "fp8": _BlockFp8,
-               "compressed-tensors": _CompressedTensors, "mxfp4": _Mxfp4}
+               "compressed-tensors": _CompressedTensors, "mxfp4": _Mxfp4,
+               "modelopt": _ModelOpt}
     if method not in readers:
         raise ValueError(f"xgemv: checkpoints quantized by {method!r} are not read; xgemv reads "
                          f"{', '.join(sorted(readers))}")
