@@ -251,6 +251,20 @@ def test_fp8_checkpoint(tmp_path, where, scales):
     _reference_and_check(model, weights, tmp_path, where)
 
 
+def test_the_layers_a_checkpoint_keeps_dense_may_be_quantized(tmp_path, on_the_host):
+    # e.g. the LM head GPTQ checkpoints keep in 16 bits (tied to the embedding in small models).
+    model = _tiny_model("llama")
+    tensors = {}
+    for name, layer in _layers(model).items():
+        codes, zeros, scales = _random_int4(*layer.weight.shape, 128, seed=1)
+        qweight, qzeros = cf.gptq_pack(codes, zeros)
+        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
+                        f"{name}.scales": scales.t().contiguous()})
+    _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": 128})
+    xgemv.from_pretrained(str(tmp_path), format="int4-g128", device="cpu")
+    assert on_the_host == ["int4-g128"]
+
+
 def test_a_dense_checkpoint_is_served_as_it_is(tmp_path, on_the_host):
     model = _tiny_model("llama")
     model.save_pretrained(tmp_path)
@@ -659,3 +673,28 @@ def test_mxfp4_experts_checkpoint(tmp_path, moe_where, octaves):
     with torch.inference_mode():
         expected, got = model(tokens).logits.float(), loaded(tokens).logits.float()
     assert (got - expected).abs().max() <= 0.05 * expected.abs().max()
+
+
+def test_a_sharded_checkpoint(tmp_path, where):
+    # Two safetensors shards and their index, as large checkpoints come.
+    model, group = _tiny_model("llama"), 128
+    tensors, weights = {}, {}
+    for index, (name, layer) in enumerate(_layers(model).items()):
+        outputs, inputs = layer.weight.shape
+        codes, zeros, scales = _random_int4(outputs, inputs, group, seed=70 + index)
+        qweight, qzeros = cf.gptq_pack(codes, zeros)
+        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
+                        f"{name}.scales": scales.t().contiguous()})
+        weights[name] = _dense_int4(codes, zeros, scales, group)
+    _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": group})
+    state = safetensors_torch.load_file(str(tmp_path / "model.safetensors"))
+    (tmp_path / "model.safetensors").unlink()
+    keys = sorted(state)
+    shards = {"model-00001-of-00002.safetensors": keys[::2],
+              "model-00002-of-00002.safetensors": keys[1::2]}
+    for file, names in shards.items():
+        safetensors_torch.save_file({k: state[k] for k in names}, str(tmp_path / file),
+                                    metadata={"format": "pt"})
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(
+        {"metadata": {}, "weight_map": {k: f for f, names in shards.items() for k in names}}))
+    _reference_and_check(model, weights, tmp_path, where)

@@ -47,6 +47,9 @@ def _headers(files):
     """{key: (shape, dtype)} of the tensors in safetensors files, from their headers alone."""
     tensors = {}
     for path in files:
+        if not str(path).endswith(".safetensors"):
+            raise ValueError(f"xgemv: checkpoint file {path}: xgemv reads quantized checkpoints "
+                             "in safetensors files")
         with open(path, "rb") as file:
             size = int.from_bytes(file.read(8), "little")
             header = json.loads(file.read(size))
@@ -495,10 +498,11 @@ def _quantized_experts(model, modules, reader):
 
 @register_quantization_config(QUANT_METHOD)
 class XgemvConfig(QuantizationConfigMixin):
-    """quant_method "xgemv": `format` quantizes a dense checkpoint on load (an xgemv format
-    name, e.g. "int4-g128"); `checkpoint`, set by xgemv.from_pretrained, is a quantized
-    checkpoint's own quantization_config, whose tensors are packed as they are. `device`: where
-    the quantized layers are made (default: the current CUDA device)."""
+    """quant_method "xgemv": `format` (an xgemv format name, e.g. "int4-g128") quantizes the
+    layers the checkpoint holds dense on load, quantize_'s way (all of a dense checkpoint's);
+    `checkpoint`, set by xgemv.from_pretrained, is a quantized checkpoint's own
+    quantization_config, whose tensors are packed as they are. `device`: where the quantized
+    layers are made (default: the current CUDA device)."""
 
     def __init__(self, format=None, checkpoint=None, device=None, **kwargs):
         self.quant_method = QUANT_METHOD
@@ -624,13 +628,14 @@ class XgemvQuantizer(HfQuantizer):
         return False
 
 
-def from_pretrained(path, *, dtype=None, device=None, **kwargs):
+def from_pretrained(path, *, format=None, dtype=None, device=None, **kwargs):
     """A quantized checkpoint (a directory or a Hub id) as an xgemv model: its config's
     quantization_config (GPTQ, AWQ, compressed-tensors, FP8 blocks, MXFP4 experts) read, its
     quantized layers packed from the checkpoint's tensors as they are, the rest served as
-    quantize_(model, "dense") serves it; the model on `device` (default: the current CUDA
-    device). A dense checkpoint loads as it is and is served the same way. Other keyword
-    arguments go to AutoModelForCausalLM.from_pretrained (dtype defaults to the checkpoint's)."""
+    quantize_(model, format) serves it (default "dense": as they are; e.g. "int4-g128" for an LM
+    head the checkpoint keeps in 16 bits); the model on `device` (default: the current CUDA
+    device). A dense checkpoint loads the same way. Other keyword arguments go to
+    AutoModelForCausalLM.from_pretrained (dtype defaults to the checkpoint's)."""
     config = AutoConfig.from_pretrained(path, **{
         k: v for k, v in kwargs.items()
         if k in ("revision", "token", "cache_dir", "subfolder", "trust_remote_code")})
@@ -638,6 +643,6 @@ def from_pretrained(path, *, dtype=None, device=None, **kwargs):
     if checkpoint is not None and not isinstance(checkpoint, dict):
         checkpoint = checkpoint.to_dict()
     config.quantization_config = XgemvConfig(
-        checkpoint=checkpoint, device=None if device is None else str(device)).to_dict()
+        format, checkpoint=checkpoint, device=None if device is None else str(device)).to_dict()
     return AutoModelForCausalLM.from_pretrained(path, config=config, dtype=dtype or "auto",
                                                 **kwargs)
