@@ -159,7 +159,7 @@ def _reference_and_check(model, weights, directory, where, biases=None):
     return loaded
 
 
-@pytest.mark.parametrize("checkpoint_format", ["gptq", "gptq_v2"])
+@pytest.mark.parametrize("checkpoint_format", ["gptq", "gptq_v2", "format=gptq_v2"])
 @pytest.mark.parametrize("act_order", [False, True])
 @pytest.mark.parametrize("kind", ["llama", "qwen2"])
 def test_gptq_checkpoint(tmp_path, where, checkpoint_format, act_order, kind):
@@ -179,9 +179,11 @@ def test_gptq_checkpoint(tmp_path, where, checkpoint_format, act_order, kind):
         if layer.bias is not None:  # stored in fp16, as GPTQ files keep it
             biases[name] = torch.randn(outputs).half()
             tensors[f"{name}.bias"] = biases[name]
+    # GPTQModel writes `format`, older writers `checkpoint_format`.
+    key, _, value = checkpoint_format.rpartition("=")
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": group,
                                      "desc_act": act_order, "sym": False,
-                                     "checkpoint_format": checkpoint_format})
+                                     key or "checkpoint_format": value})
     _reference_and_check(model, weights, tmp_path, where, biases)
 
 

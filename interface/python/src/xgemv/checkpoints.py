@@ -2,7 +2,7 @@
 "xgemv"):
 
     model = xgemv.from_pretrained(path_or_id)           # a GPTQ, AWQ, compressed-tensors,
-                                                        # FP8-block or MXFP4 checkpoint
+                                                        # FP8 or MXFP4 checkpoint
     model = AutoModelForCausalLM.from_pretrained(path_or_id,
         quantization_config=xgemv.XgemvConfig("int4-g128"))   # a dense one, quantized on load
 
@@ -12,8 +12,8 @@ holds quantized one by one, becomes a placeholder holding those tensors as they 
 (renamed `ckpt_<name>` so that the loader keeps their dtypes and no converter of the model takes
 them). After loading, each placeholder's tensors are read into plain codes (QWeight.from_codes'
 inputs) and packed on the device, without a dense copy: an xgemv.nn.QuantizedLinear, or an
-xgemv.nn.Experts with gate and up stacked. The layers left dense, and dense experts, are then
-served as quantize_(model, "dense") serves them.
+xgemv.nn.Experts with gate and up stacked. The layers the checkpoint keeps dense, and dense
+experts, are then served as quantize_(model, format) serves them ("dense" by default).
 """
 import dataclasses
 import json
@@ -144,7 +144,9 @@ class _Gptq:
         if config.get("bits", 4) != 4:
             raise ValueError(f"xgemv: GPTQ checkpoints of {config.get('bits')} bits; xgemv reads "
                              "4-bit GPTQ")
-        self.zeros_minus_one = config.get("checkpoint_format", "gptq") != "gptq_v2"
+        # GPTQModel names it `format`, older writers `checkpoint_format`.
+        packing = config.get("checkpoint_format") or config.get("format") or "gptq"
+        self.zeros_minus_one = packing != "gptq_v2"
 
     def codes(self, name, tensors):
         zeros = tensors.get("qzeros")
