@@ -30,7 +30,7 @@ from . import checkpoint_formats as cf
 from .moe import ExpertWeights
 from .nn import Experts, QuantizedLinear, experts_spec
 from .qweight import QFormat, QWeight
-from .quantize import _experts_modules, quantize_
+from .quantize import experts_modules, quantize_
 
 QUANT_METHOD = "xgemv"
 _PREFIX = "ckpt_"
@@ -481,7 +481,7 @@ def _quantized_layers(model, modules, reader):
 def _quantized_experts(model, modules, reader):
     """(parent, attribute, name, module, per-expert tensors, projection names) of every experts
     module whose experts the checkpoint holds quantized one by one."""
-    for parent, attribute, name, module in _experts_modules(model, None):
+    for parent, attribute, name, module in experts_modules(model, None):
         count = module.gate_up_proj.shape[0]
         names = {}
         for role, candidates in _EXPERT_PROJECTIONS.items():
@@ -534,7 +534,7 @@ class XgemvQuantizer(HfQuantizer):
             return model
         self.reader = reader = _reader(config.checkpoint)
         modules = _by_module(_module_space(model, _headers(checkpoint_files or [])))
-        for parent, attribute, name, module in list(_experts_modules(model, None)):
+        for parent, attribute, name, module in list(experts_modules(model, None)):
             if getattr(reader, "stacked", False) and _quantized(modules.get(name), reader):
                 # Experts stacked in the checkpoint as in the model (MXFP4's).
                 with torch.device("meta"):
@@ -554,9 +554,10 @@ class XgemvQuantizer(HfQuantizer):
             self.layers.append(name)
         # Quantized tensors no placeholder takes would leave their module's weights
         # uninitialised: refused, by name.
-        holders = set(self.layers + self.stacked) | {f"{name}.{e}.{p}" for name in self.experts
-                                      for e, expert in model.get_submodule(name)._modules.items()
-                                      for p in expert._modules}
+        holders = set(self.layers + self.stacked)
+        holders |= {f"{name}.{e}.{p}" for name in self.experts
+                    for e, expert in model.get_submodule(name)._modules.items()
+                    for p in expert._modules}
         left = sorted(f"{module}.{next(m for m in reader.markers if m in tensors)}"
                       for module, tensors in modules.items()
                       if _quantized(tensors, reader) and module not in holders)

@@ -22,7 +22,7 @@ def _linear_layers(model, filter_fn):
                 yield module, child_name, qualified, child
 
 
-def _experts_modules(model, filter_fn):
+def experts_modules(model, filter_fn):
     """(parent, attribute name, qualified name, module) of every experts module of a Hugging
     Face MoE block (3-D gate_up_proj and down_proj) not converted yet."""
     for name, module in list(model.named_modules()):
@@ -71,7 +71,7 @@ def quantize_(model, qformat, *, filter_fn=None):
     if dense and DENSE_FORMATS[qformat] is not None:
         model.to(DENSE_FORMATS[qformat])
     skipped = []
-    for parent, attribute, name, module in _experts_modules(model, filter_fn):
+    for parent, attribute, name, module in experts_modules(model, filter_fn):
         refusal = _experts_refusal(module, fmt)
         if refusal is not None:
             skipped.append(f"{name} ({refusal})")
