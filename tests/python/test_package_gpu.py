@@ -348,13 +348,14 @@ def test_quantize_serves_every_linear_of_a_hugging_face_model(kind, qformat):
     assert (logits - reference).abs().max() <= tolerance * reference.abs().max()
 
 
-@torch.inference_mode()
 def test_quantize_bf16_of_an_fp32_model_runs_in_bf16():
     model = _tiny_hf_model("llama", torch.float32)
     tokens = torch.randint(0, 1000, (1, 4), device="cuda")
-    reference = model(tokens).logits
-    xgemv.quantize_(model, "bf16")
-    logits = model(tokens).logits
+    with torch.inference_mode():
+        reference = model(tokens).logits
+    xgemv.quantize_(model, "bf16")  # outside inference mode: it converts the model's parameters
+    with torch.inference_mode():
+        logits = model(tokens).logits
     assert logits.dtype == torch.bfloat16
     assert (logits.float() - reference).abs().max() <= 0.05 * reference.abs().max()
 
@@ -383,15 +384,16 @@ def test_the_ops_weights_live_no_longer_than_their_storage():
     assert storage() is None
 
 
-@torch.inference_mode()
 def test_quantize_serves_a_tied_lm_head():
     model = _tiny_hf_model("llama", tied=True)
     embedding = model.model.embed_tokens.weight
     assert model.lm_head.weight is embedding
     tokens = torch.randint(0, 1000, (1, 6), device="cuda")
-    reference = model(tokens).logits.float()
+    with torch.inference_mode():
+        reference = model(tokens).logits.float()
     xgemv.quantize_(model, "int4-g128")
     assert isinstance(model.lm_head, xgemv.nn.QuantizedLinear)
     assert model.model.embed_tokens.weight is embedding
-    logits = model(tokens).logits.float()
+    with torch.inference_mode():
+        logits = model(tokens).logits.float()
     assert (logits - reference).abs().max() <= 0.5 * reference.abs().max()
