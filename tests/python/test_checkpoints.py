@@ -126,6 +126,22 @@ def _dense_int4(codes, zeros, scales, group):
     return (codes.float() - zeros.float()[:, index]) * scales.float()[:, index]
 
 
+def _int4_layers(model, group, seed, pack=cf.gptq_pack, symmetric=False):
+    """(checkpoint tensors, dense weights) of every linear layer of the model in random 4-bit
+    codes packed by `pack` (cf.gptq_pack or cf.awq_pack): qweight, qzeros and scales
+    [groups, out]; group None: one group over the row."""
+    tensors, weights = {}, {}
+    for index, (name, layer) in enumerate(_layers(model).items()):
+        outputs, inputs = layer.weight.shape
+        size = group or inputs
+        codes, zeros, scales = _random_int4(outputs, inputs, size, seed + index, symmetric)
+        qweight, qzeros = pack(codes, zeros)
+        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
+                        f"{name}.scales": scales.t().contiguous()})
+        weights[name] = _dense_int4(codes, zeros, scales, size)
+    return tensors, weights
+
+
 def _reference_and_check(model, weights, directory, where, biases=None):
     """Sets the model's linear layers to the dense weights, loads the checkpoint and compares
     (where: the `where` fixture's value)."""
@@ -189,19 +205,13 @@ def test_gptq_checkpoint(tmp_path, where, checkpoint_format, act_order, kind):
 
 def test_symmetric_gptq_needs_no_zero_points(tmp_path, where, monkeypatch):
     model, group = _tiny_model("llama"), 128
-    tensors, weights, given = {}, {}, []
+    given = []
     if where is not None:
         from_codes = _DenseQWeight.from_codes
         monkeypatch.setattr(_DenseQWeight, "from_codes", classmethod(
             lambda cls, qformat, *rest: given.append(xgemv.parse_format(qformat).name) or
             from_codes(qformat, *rest)))
-    for index, (name, layer) in enumerate(_layers(model).items()):
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, group, seed=index, symmetric=True)
-        qweight, qzeros = cf.gptq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
-        weights[name] = _dense_int4(codes, zeros, scales, group)
+    tensors, weights = _int4_layers(model, group, seed=0, symmetric=True)
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": group,
                                      "desc_act": False, "sym": True})
     loaded = _reference_and_check(model, weights, tmp_path, where)
@@ -214,14 +224,7 @@ def test_symmetric_gptq_needs_no_zero_points(tmp_path, where, monkeypatch):
 
 def test_awq_checkpoint(tmp_path, where):
     model, group = _tiny_model("llama"), 128
-    tensors, weights = {}, {}
-    for index, (name, layer) in enumerate(_layers(model).items()):
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, group, seed=10 + index)
-        qweight, qzeros = cf.awq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
-        weights[name] = _dense_int4(codes, zeros, scales, group)
+    tensors, weights = _int4_layers(model, group, seed=10, pack=cf.awq_pack)
     _save(tmp_path, model, tensors, {"quant_method": "awq", "bits": 4, "group_size": group,
                                      "zero_point": True, "version": "gemm"})
     _reference_and_check(model, weights, tmp_path, where)
@@ -256,12 +259,7 @@ def test_fp8_checkpoint(tmp_path, where, scales):
 def test_the_layers_a_checkpoint_keeps_dense_may_be_quantized(tmp_path, on_the_host):
     # e.g. the LM head GPTQ checkpoints keep in 16 bits (tied to the embedding in small models).
     model = _tiny_model("llama")
-    tensors = {}
-    for name, layer in _layers(model).items():
-        codes, zeros, scales = _random_int4(*layer.weight.shape, 128, seed=1)
-        qweight, qzeros = cf.gptq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
+    tensors, _ = _int4_layers(model, 128, seed=1)
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": 128})
     xgemv.from_pretrained(str(tmp_path), format="int4-g128", device="cpu")
     assert on_the_host == ["int4-g128"]
@@ -278,15 +276,9 @@ def test_a_dense_checkpoint_is_served_as_it_is(tmp_path, on_the_host):
 def test_a_gptq_group_over_the_whole_row(tmp_path, where):
     # group_size -1: one scale and zero point per output, served as groups of 128 sharing them.
     model = _tiny_model("llama")
-    tensors, weights = {}, {}
-    for index, (name, layer) in enumerate(_layers(model).items()):
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, inputs, seed=30 + index)
-        qweight, qzeros = cf.gptq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous(),
-                        f"{name}.g_idx": torch.zeros(inputs, dtype=torch.int32)})
-        weights[name] = _dense_int4(codes, zeros, scales, inputs)
+    tensors, weights = _int4_layers(model, None, seed=30)
+    for name, layer in _layers(model).items():
+        tensors[f"{name}.g_idx"] = torch.zeros(layer.in_features, dtype=torch.int32)
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": -1,
                                      "desc_act": False, "sym": False})
     _reference_and_check(model, weights, tmp_path, where)
@@ -308,13 +300,7 @@ def test_a_gptq_group_over_the_whole_row(tmp_path, where):
 def test_checkpoints_xgemv_cannot_read_are_refused_by_name(tmp_path, on_the_host,
                                                            quantization_config, group, words):
     model = _tiny_model("llama")
-    tensors = {}
-    for name, layer in _layers(model).items():
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, group, seed=0)
-        qweight, qzeros = cf.gptq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
+    tensors, _ = _int4_layers(model, group, seed=0)
     _save(tmp_path, model, tensors, quantization_config)
     with pytest.raises(ValueError, match=words):
         xgemv.from_pretrained(str(tmp_path), device="cpu")
@@ -323,14 +309,10 @@ def test_checkpoints_xgemv_cannot_read_are_refused_by_name(tmp_path, on_the_host
 def test_a_gptq_zero_point_of_16_is_refused(tmp_path, on_the_host):
     # GPTQ's original format stores z - 1: a stored 15 is the zero point 16 to its public readers.
     model = _tiny_model("llama")
-    tensors = {}
-    for name, layer in _layers(model).items():
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, 128, seed=0)
-        qweight, qzeros = cf.gptq_pack(codes, zeros, zeros_minus_one=False)
-        qzeros[0, 0] = 0xF  # one stored 15
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
+    tensors, _ = _int4_layers(model, 128, seed=0,
+                              pack=lambda codes, zeros: cf.gptq_pack(codes, zeros, False))
+    for name in _layers(model):
+        tensors[f"{name}.qzeros"][0, 0] = 0xF  # one stored 15
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": 128,
                                      "checkpoint_format": "gptq"})
     with pytest.raises(ValueError, match="zero point of 16"):
@@ -437,14 +419,9 @@ def test_quantized_tensors_of_no_linear_layer_are_refused(tmp_path, on_the_host)
     # e.g. a mixture's experts quantized one by one, which the model holds as 3-D parameters:
     # loading around them would leave those weights uninitialised.
     model = _tiny_model("llama")
-    tensors = {}
-    for name, layer in _layers(model).items():
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, 128, seed=0)
-        qweight, qzeros = cf.gptq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
-    tensors["model.layers.0.mlp.experts.0.up_proj.qweight"] = qweight
+    tensors, _ = _int4_layers(model, 128, seed=0)
+    tensors["model.layers.0.mlp.experts.0.up_proj.qweight"] = \
+        tensors["model.layers.0.mlp.up_proj.qweight"]
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": 128})
     with pytest.raises(ValueError, match="experts.0.up_proj.qweight"):
         xgemv.from_pretrained(str(tmp_path), device="cpu")
@@ -680,14 +657,7 @@ def test_mxfp4_experts_checkpoint(tmp_path, moe_where, octaves):
 def test_a_sharded_checkpoint(tmp_path, where):
     # Two safetensors shards and their index, as large checkpoints come.
     model, group = _tiny_model("llama"), 128
-    tensors, weights = {}, {}
-    for index, (name, layer) in enumerate(_layers(model).items()):
-        outputs, inputs = layer.weight.shape
-        codes, zeros, scales = _random_int4(outputs, inputs, group, seed=70 + index)
-        qweight, qzeros = cf.gptq_pack(codes, zeros)
-        tensors.update({f"{name}.qweight": qweight, f"{name}.qzeros": qzeros,
-                        f"{name}.scales": scales.t().contiguous()})
-        weights[name] = _dense_int4(codes, zeros, scales, group)
+    tensors, weights = _int4_layers(model, group, seed=70)
     _save(tmp_path, model, tensors, {"quant_method": "gptq", "bits": 4, "group_size": group})
     state = safetensors_torch.load_file(str(tmp_path / "model.safetensors"))
     (tmp_path / "model.safetensors").unlink()
